@@ -1,0 +1,304 @@
+//! Document map: a 2-D scatter of documents coloured by topic, with each
+//! topic's label in a white-backed box at its centre.
+//!
+//! * Dots are small and semi-transparent so dense regions read as dense
+//!   instead of as a solid blob; dot size and opacity adapt to the count.
+//! * At most [`MAX_MAP_POINTS`] dots are drawn (more adds nothing visible and
+//!   bloats the SVG): larger inputs are subsampled deterministically at
+//!   evenly spaced indices, and a footnote says so.
+//! * The view covers the central 99% of documents on each axis (plus a
+//!   margin) so a few outliers cannot squash the map; documents outside are
+//!   counted in the footnote.
+//! * Labels must not overlap: they are placed in the given topic order, each
+//!   at the first free spot on rings of candidate offsets around its centre
+//!   (deterministic), with a leader line when moved.
+//! * Axes are omitted: the projection's coordinates have no units.
+
+use super::canvas::{Align, Canvas, Rect, LABEL_SIZE};
+use super::palette::{topic_color, INK};
+use super::text::{group_thousands, topic_label};
+use super::{render, skipped, Chart, ChartError, ChartOutcome, ChartStyle};
+use plotters::prelude::DrawingBackend;
+use std::path::Path;
+
+/// Most documents drawn in the document map.
+pub const MAX_MAP_POINTS: usize = 50_000;
+
+/// One document's 2-D position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MapPoint {
+    pub x: f32,
+    pub y: f32,
+    /// Topic id (colour); `usize::MAX` draws grey.
+    pub topic_id: usize,
+}
+
+/// A topic's label position (usually its centroid in the same 2-D space).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapTopic {
+    pub topic_id: usize,
+    pub label: String,
+    pub x: f32,
+    pub y: f32,
+}
+
+/// Draws `document_map.png` / `.svg` into `dir`. Skipped when there are no
+/// documents with finite coordinates.
+pub fn document_map(
+    dir: &Path,
+    style: &ChartStyle,
+    points: &[MapPoint],
+    topics: &[MapTopic],
+) -> Result<ChartOutcome, ChartError> {
+    let finite = points
+        .iter()
+        .filter(|p| p.x.is_finite() && p.y.is_finite())
+        .count();
+    if finite == 0 {
+        return skipped("no documents with finite 2-D coordinates");
+    }
+    let xs = quantile_bounds(points.iter().map(|p| p.x));
+    let ys = quantile_bounds(points.iter().map(|p| p.y));
+    let topics = topics
+        .iter()
+        .map(|t| MapTopic {
+            topic_id: t.topic_id,
+            label: topic_label(&t.label, t.topic_id),
+            x: t.x,
+            y: t.y,
+        })
+        .collect();
+    render(
+        dir,
+        "document_map",
+        style,
+        &MapChart {
+            title: style.title.clone(),
+            points,
+            topics,
+            bounds: (xs, ys),
+        },
+    )
+}
+
+/// The 0.5% and 99.5% quantiles of the finite values, widened by 5% of the
+/// span each side (a unit span when all values are equal).
+fn quantile_bounds(vals: impl Iterator<Item = f32>) -> (f32, f32) {
+    let mut v: Vec<f32> = vals.filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return (0.0, 1.0);
+    }
+    v.sort_by(f32::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    let (lo, hi) = (at(0.005), at(0.995));
+    let span = hi - lo;
+    if span > 0.0 {
+        (lo - span * 0.05, hi + span * 0.05)
+    } else {
+        (lo - 0.5, hi + 0.5)
+    }
+}
+
+/// Indices to draw: all when `n <= cap`, else `floor(j * n / cap)` for
+/// `j in 0..cap` (evenly spaced, deterministic).
+pub(crate) fn subsample(n: usize, cap: usize) -> impl Iterator<Item = usize> {
+    let take = n.min(cap);
+    (0..take).map(move |j| {
+        if n <= cap {
+            j
+        } else {
+            (j as u128 * n as u128 / cap as u128) as usize
+        }
+    })
+}
+
+struct MapChart<'p> {
+    title: String,
+    points: &'p [MapPoint],
+    topics: Vec<MapTopic>,
+    bounds: ((f32, f32), (f32, f32)),
+}
+
+/// Candidate offsets (in units of `step`) for label nudging: the centre, then
+/// 12 directions on each of 10 rings.
+fn candidates() -> Vec<(f32, f32)> {
+    let mut out = vec![(0.0, 0.0)];
+    for ring in 1..=10 {
+        for d in 0..12 {
+            let a = std::f32::consts::PI * 2.0 * d as f32 / 12.0;
+            out.push((ring as f32 * a.cos(), ring as f32 * a.sin()));
+        }
+    }
+    out
+}
+
+/// Places boxes of the given sizes near their anchors inside `area`
+/// without overlapping each other (each box tries the candidates in order
+/// and takes the first free one, else the one with the least overlap).
+/// Returns the chosen box of each label.
+pub(crate) fn place_labels(
+    anchors: &[(f32, f32, f32, f32)],
+    area: Rect,
+    step: f32,
+    pad: f32,
+) -> Vec<Rect> {
+    let cands = candidates();
+    let mut placed: Vec<Rect> = Vec::with_capacity(anchors.len());
+    for &(ax, ay, w, h) in anchors {
+        let mut best: Option<(f32, Rect)> = None;
+        for &(dx, dy) in &cands {
+            let cx = ax + dx * step * 1.6;
+            let cy = ay + dy * step;
+            // Clamp into the area.
+            let x0 = (cx - w / 2.0).clamp(area.x0, (area.x1 - w).max(area.x0));
+            let y0 = (cy - h / 2.0).clamp(area.y0, (area.y1 - h).max(area.y0));
+            let r = Rect::new(x0, y0, x0 + w, y0 + h);
+            let overlap: f32 = placed.iter().map(|p| p.grow(pad).overlap(&r)).sum();
+            if overlap == 0.0 {
+                best = Some((0.0, r));
+                break;
+            }
+            if best.as_ref().is_none_or(|(o, _)| overlap < *o) {
+                best = Some((overlap, r));
+            }
+        }
+        let r = best
+            .map(|(_, r)| r)
+            .unwrap_or(Rect::new(ax, ay, ax + w, ay + h));
+        placed.push(r);
+    }
+    placed
+}
+
+impl Chart for MapChart<'_> {
+    fn draw<DB: DrawingBackend>(&self, c: &mut Canvas<'_, DB>) -> Result<(), ChartError> {
+        let top = c.heading(
+            &self.title,
+            "Documents by topic (2-D projection; axes have no units)",
+        )?;
+        let ((x0, x1), (y0, y1)) = self.bounds;
+        let n = self.points.len();
+        let inside = |p: &MapPoint| {
+            p.x.is_finite() && p.y.is_finite() && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1
+        };
+        let outside = self.points.iter().filter(|p| !inside(p)).count();
+        let mut notes = Vec::new();
+        if n > MAX_MAP_POINTS {
+            notes.push(format!(
+                "Showing an evenly spaced sample of {} of {} documents.",
+                group_thousands(MAX_MAP_POINTS),
+                group_thousands(n)
+            ));
+        }
+        if outside > 0 {
+            notes.push(format!(
+                "{} outlying document(s) lie outside the view.",
+                group_thousands(outside)
+            ));
+        }
+        let bottom = c.footnote(&notes)?;
+        let m = c.margin();
+        let plot = Rect::new(m, top, c.width - m, bottom);
+        let px = |x: f32| plot.x0 + (x - x0) / (x1 - x0) * plot.w();
+        let py = |y: f32| plot.y1 - (y - y0) / (y1 - y0) * plot.h();
+
+        let drawn = n.min(MAX_MAP_POINTS);
+        let (r, alpha) = if drawn <= 2_000 {
+            (c.px(6.0), 0.7)
+        } else if drawn <= 10_000 {
+            (c.px(4.0), 0.5)
+        } else {
+            (c.px(3.0), 0.35)
+        };
+        for i in subsample(n, MAX_MAP_POINTS) {
+            if let Some(p) = self.points.get(i) {
+                if inside(p) {
+                    c.dot(px(p.x), py(p.y), r, topic_color(p.topic_id), alpha)?;
+                }
+            }
+        }
+
+        // Labels.
+        let f = c.px(LABEL_SIZE * 0.87);
+        let pad_x = c.px(12.0);
+        let pad_y = c.px(6.0);
+        let max_text_w = c.px(360.0);
+        let mut boxes = Vec::new();
+        let mut anchors = Vec::new();
+        for t in &self.topics {
+            if !(t.x.is_finite() && t.y.is_finite()) {
+                c.warn(format!(
+                    "document_map: topic {} has no finite centre; its label is not drawn",
+                    t.topic_id
+                ));
+                continue;
+            }
+            let lines = c.fit(&t.label, f, false, max_text_w, 2);
+            let tw = lines
+                .iter()
+                .map(|l| c.measure(f, false, l))
+                .fold(0.0f32, f32::max);
+            let th = Canvas::<DB>::line_h(f) * lines.len() as f32;
+            let (ax, ay) = (
+                px(t.x).clamp(plot.x0, plot.x1),
+                py(t.y).clamp(plot.y0, plot.y1),
+            );
+            anchors.push((ax, ay, tw + 2.0 * pad_x, th + 2.0 * pad_y));
+            boxes.push((t.topic_id, lines));
+        }
+        let placed = place_labels(&anchors, plot, Canvas::<DB>::line_h(f) * 1.2, c.px(4.0));
+        for ((id, lines), (rect, &(ax, ay, _, _))) in boxes.iter().zip(placed.iter().zip(&anchors))
+        {
+            let color = topic_color(*id);
+            let moved = !(rect.x0 <= ax && ax <= rect.x1 && rect.y0 <= ay && ay <= rect.y1);
+            if moved {
+                let (bx, by) = (ax.clamp(rect.x0, rect.x1), ay.clamp(rect.y0, rect.y1));
+                c.polyline(&[(ax, ay), (bx, by)], INK, c.px(2.0))?;
+                c.marker(ax, ay, c.px(5.0), color)?;
+            }
+            c.fill_rect(*rect, plotters::style::colors::WHITE, 1.0)?;
+            c.stroke_rect(*rect, color, c.px(3.0))?;
+            c.lines(
+                lines,
+                (rect.x0 + rect.x1) / 2.0,
+                (rect.y0 + rect.y1) / 2.0,
+                f,
+                false,
+                INK,
+                Align::Center,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subsample_is_even_and_capped() {
+        let v: Vec<usize> = subsample(10, 4).collect();
+        // floor(j * 10 / 4) for j = 0..4
+        assert_eq!(v, vec![0, 2, 5, 7]);
+        let all: Vec<usize> = subsample(3, 4).collect();
+        assert_eq!(all, vec![0, 1, 2]);
+        assert_eq!(subsample(1_000_000, MAX_MAP_POINTS).count(), MAX_MAP_POINTS);
+    }
+
+    #[test]
+    fn labels_do_not_overlap_even_when_anchors_coincide() {
+        let area = Rect::new(0.0, 0.0, 1000.0, 600.0);
+        let anchors: Vec<(f32, f32, f32, f32)> =
+            (0..8).map(|_| (500.0, 300.0, 200.0, 40.0)).collect();
+        let boxes = place_labels(&anchors, area, 48.0, 4.0);
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(a.inside(&area), "box {i} leaves the area: {a:?}");
+            for b in &boxes[..i] {
+                assert_eq!(a.overlap(b), 0.0, "{a:?} overlaps {b:?}");
+            }
+        }
+        // The first label stays centred on its anchor.
+        assert_eq!(boxes[0], Rect::new(400.0, 280.0, 600.0, 320.0));
+    }
+}

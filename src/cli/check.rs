@@ -1,0 +1,26 @@
+//! `topicmap check PIPELINE.toml`: validate without clustering.
+
+use super::CheckArgs;
+use anyhow::Context;
+
+pub fn check(args: CheckArgs, quiet: bool) -> anyhow::Result<()> {
+    let overrides = super::overrides(&args.set)?;
+    let settings = crate::config::load(&args.pipeline, &overrides)?;
+    let corpus = crate::pipeline::check(&settings, quiet)
+        .with_context(|| format!("checking {}", args.pipeline.display()))?;
+    for s in &corpus.sources {
+        println!(
+            "{}\t{:?}\t{} documents",
+            s.path.display(),
+            s.format,
+            s.documents
+        );
+    }
+    println!(
+        "ok: {} documents from {} files ({} skipped)",
+        corpus.len(),
+        corpus.sources.len(),
+        corpus.skipped.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! The command line (clap derive). The doc comments below are the `--help` text. Each
+//! subcommand lives in its own file as one plain function.
+
+mod check;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// topicmap: find the topics in a collection of paper abstracts, and turn them into
+/// spreadsheet-ready CSVs, slide-ready charts and a report.
+#[derive(Debug, Parser)]
+#[command(name = "topicmap", version, about, long_about = None)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Command,
+    /// No progress output on stderr (warnings and errors are still printed).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Worker threads (default: all cores). Results are the same for any value.
+    #[arg(long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a pipeline file and write its report.
+    Run(RunArgs),
+    /// Validate a pipeline file and check that its inputs exist and parse, without clustering.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The pipeline file (TOML), e.g. pipelines/neurips-2026.toml.
+    pub pipeline: PathBuf,
+    /// Write the report exactly into DIR (replacing an earlier report there) instead of
+    /// the pipeline's dated history folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Override a key of the pipeline file, e.g. --set cluster.k=12 --set cluster.seed=7.
+    /// Repeatable. Arrays of tables are indexed: --set input.0.limit=100.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The pipeline file (TOML).
+    pub pipeline: PathBuf,
+    /// Override a key of the pipeline file before checking (as for `run`).
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// Runs the parsed command.
+pub fn dispatch(args: Args) -> anyhow::Result<()> {
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+            .ok();
+    }
+    match args.command {
+        Command::Run(a) => run::run(a, args.quiet),
+        Command::Check(a) => check::check(a, args.quiet),
+    }
+}
+
+fn overrides(set: &[String]) -> anyhow::Result<Vec<crate::config::Override>> {
+    set.iter()
+        .map(|s| crate::config::Override::parse(s).map_err(anyhow::Error::from))
+        .collect()
+}

@@ -1,0 +1,18 @@
+//! `topicmap run PIPELINE.toml [--out DIR] [--set KEY=VALUE]...`
+
+use super::RunArgs;
+use anyhow::Context;
+
+pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
+    let overrides = super::overrides(&args.set)?;
+    let settings = crate::config::load(&args.pipeline, &overrides)?;
+    let opts = crate::pipeline::RunOptions {
+        out: args.out,
+        quiet,
+    };
+    let outcome = crate::pipeline::run(&settings, &opts)
+        .with_context(|| format!("running {}", args.pipeline.display()))?;
+    // The report's folder is the run's one piece of data: it goes to stdout for scripts.
+    println!("{}", outcome.dir.display());
+    Ok(())
+}

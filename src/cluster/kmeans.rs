@@ -1,0 +1,344 @@
+//! k-means with linfa-clustering, seeded and repeatable.
+//!
+//! linfa's `KMeans` is used as it is: k-means++ initialisation (its default, k-means||, samples in
+//! parallel with per-thread seeds, so results would depend on the thread count), `runs` restarts
+//! with the best inertia kept, and a seeded Xoshiro256Plus generator. Two facts of linfa 0.8.1 are
+//! handled here: `cluster_count()` reflects the last run rather than the best, so sizes come from
+//! `predict`; and `inertia()` is a mean, so the sklearn-style sum is computed from the distances.
+//! Topics are renumbered by size (topic 0 is the largest), and a cluster that ends up empty is
+//! dropped, so every topic id that is reported has documents.
+
+use linfa::prelude::*;
+use linfa_clustering::{IncrKMeansError, KMeans, KMeansInit};
+use linfa_nn::distance::L2Dist;
+use ndarray::{Array1, Array2, ArrayView2, Axis};
+use rand_xoshiro::rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256Plus;
+use rayon::prelude::*;
+
+/// k-means parameters. Build with [`KMeansParams::new`], validate with [`KMeansParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KMeansParams {
+    k: usize,
+    seed: u64,
+    runs: usize,
+    max_iter: u64,
+    tolerance: f64,
+    minibatch_above: usize,
+}
+
+/// Checked parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KMeansValidParams(KMeansParams);
+
+/// Rule violations and fitting failures.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ClusterError {
+    #[error("k cannot be 0")]
+    ZeroK,
+    #[error("k ({k}) cannot be larger than the number of documents ({docs})")]
+    TooLargeK { k: usize, docs: usize },
+    #[error("runs cannot be 0")]
+    ZeroRuns,
+    #[error("tolerance must be positive")]
+    BadTolerance,
+    #[error("there are no documents to cluster")]
+    NoDocuments,
+    #[error("k-means failed: {0}")]
+    Fit(String),
+}
+
+impl KMeansParams {
+    /// `k` clusters. Defaults: seed 42, 10 runs, 300 iterations, tolerance 1e-4, mini-batch
+    /// above 200,000 rows.
+    pub fn new(k: usize) -> Self {
+        KMeansParams {
+            k,
+            seed: 42,
+            runs: 10,
+            max_iter: 300,
+            tolerance: 1e-4,
+            minibatch_above: 200_000,
+        }
+    }
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    pub fn runs(mut self, runs: usize) -> Self {
+        self.runs = runs;
+        self
+    }
+    pub fn max_iter(mut self, n: u64) -> Self {
+        self.max_iter = n;
+        self
+    }
+    pub fn tolerance(mut self, t: f64) -> Self {
+        self.tolerance = t;
+        self
+    }
+    pub fn minibatch_above(mut self, n: usize) -> Self {
+        self.minibatch_above = n;
+        self
+    }
+    /// The same parameters with another k.
+    pub fn with_k(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
+    /// Caps the restarts (used by the k sweep, which refits the winner in full).
+    pub fn runs_at_most(mut self, runs: usize) -> Self {
+        self.runs = self.runs.min(runs);
+        self
+    }
+    pub fn check(self) -> Result<KMeansValidParams, ClusterError> {
+        if self.k == 0 {
+            return Err(ClusterError::ZeroK);
+        }
+        if self.runs == 0 {
+            return Err(ClusterError::ZeroRuns);
+        }
+        if !(self.tolerance > 0.0) {
+            return Err(ClusterError::BadTolerance);
+        }
+        Ok(KMeansValidParams(self))
+    }
+}
+
+impl KMeansValidParams {
+    pub fn k(&self) -> usize {
+        self.0.k
+    }
+
+    /// Clusters the rows of `x`.
+    pub fn fit(&self, x: ArrayView2<f32>) -> Result<Clustering, ClusterError> {
+        let p = &self.0;
+        let n = x.nrows();
+        if n == 0 {
+            return Err(ClusterError::NoDocuments);
+        }
+        if p.k > n {
+            return Err(ClusterError::TooLargeK { k: p.k, docs: n });
+        }
+        let rng = Xoshiro256Plus::seed_from_u64(p.seed);
+        let params = KMeans::params_with_rng(p.k, rng)
+            .init_method(KMeansInit::KMeansPlusPlus)
+            .n_runs(p.runs)
+            .max_n_iterations(p.max_iter)
+            .tolerance(p.tolerance as f32);
+        let model = if n > p.minibatch_above {
+            fit_minibatch(params, x, p.seed)?
+        } else {
+            let data = DatasetBase::from(x);
+            params
+                .fit(&data)
+                .map_err(|e| ClusterError::Fit(e.to_string()))?
+        };
+        Ok(Clustering::from_centroids(model.centroids().view(), x))
+    }
+}
+
+/// Mini-batch k-means through linfa's `fit_with`, for corpora too large for full passes.
+///
+/// Batches of 4,096 rows are drawn from seeded shuffles of the rows. linfa initialises from the
+/// first batch (k-means++, best of `runs`) and then moves the centroids by running averages. It
+/// stops after three batches in a row move the centroids less than the tolerance, or after
+/// `max(100, 3 epochs)` batches.
+fn fit_minibatch(
+    params: linfa_clustering::KMeansParams<f32, Xoshiro256Plus, L2Dist>,
+    x: ArrayView2<f32>,
+    seed: u64,
+) -> Result<KMeans<f32, L2Dist>, ClusterError> {
+    use rand::seq::SliceRandom;
+    let params = params
+        .check()
+        .map_err(|e| ClusterError::Fit(e.to_string()))?;
+    let n = x.nrows();
+    let batch = 4096.min(n);
+    let budget = 100usize.max(3 * n / batch);
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = Xoshiro256Plus::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut model = None;
+    let (mut steps, mut streak) = (0usize, 0usize);
+    while steps < budget && streak < 3 {
+        order.shuffle(&mut rng);
+        for idx in order.chunks_exact(batch) {
+            let data = DatasetBase::from(x.select(Axis(0), idx));
+            match params.fit_with(model.take(), &data) {
+                Ok(m) => {
+                    model = Some(m);
+                    streak += 1;
+                }
+                Err(IncrKMeansError::NotConverged(m)) => {
+                    model = Some(m);
+                    streak = 0;
+                }
+                Err(e) => return Err(ClusterError::Fit(e.to_string())),
+            }
+            steps += 1;
+            if steps >= budget || streak >= 3 {
+                break;
+            }
+        }
+    }
+    model.ok_or_else(|| ClusterError::Fit("no mini-batch was fitted".into()))
+}
+
+/// The result of clustering: centroids, and each document's topic and distance to its centroid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clustering {
+    centroids: Array2<f32>,
+    assignments: Vec<usize>,
+    distances: Vec<f32>,
+    sizes: Vec<usize>,
+}
+
+impl Clustering {
+    /// Assigns rows to their nearest centroid, renumbers clusters by size (largest first, ties by
+    /// original index) and drops empty clusters.
+    pub fn from_centroids(centroids: ArrayView2<f32>, x: ArrayView2<f32>) -> Clustering {
+        let (raw, _) = nearest(centroids, x);
+        let k = centroids.nrows();
+        let mut sizes = vec![0usize; k];
+        raw.iter().for_each(|&c| sizes[c] += 1);
+        let mut order: Vec<usize> = (0..k).filter(|&c| sizes[c] > 0).collect();
+        order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
+        let kept = centroids.select(Axis(0), &order);
+        // Re-predict against the kept centroids: the same assignment, with new ids.
+        let (assignments, distances) = nearest(kept.view(), x);
+        let mut sizes = vec![0usize; kept.nrows()];
+        assignments.iter().for_each(|&c| sizes[c] += 1);
+        Clustering {
+            centroids: kept,
+            assignments,
+            distances,
+            sizes,
+        }
+    }
+
+    pub fn k(&self) -> usize {
+        self.centroids.nrows()
+    }
+    pub fn centroids(&self) -> &Array2<f32> {
+        &self.centroids
+    }
+    /// Topic of each document.
+    pub fn assignments(&self) -> &[usize] {
+        &self.assignments
+    }
+    /// Euclidean distance of each document to its centroid.
+    pub fn distances(&self) -> &[f32] {
+        &self.distances
+    }
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+    /// Sum of squared distances to the centroids (scikit-learn's `inertia_`; linfa's is a mean).
+    pub fn inertia(&self) -> f64 {
+        self.distances
+            .iter()
+            .map(|&d| (d as f64) * (d as f64))
+            .sum()
+    }
+    /// Rows of each topic, in document order.
+    pub fn members(&self) -> Vec<Vec<usize>> {
+        let mut m = vec![Vec::new(); self.k()];
+        for (i, &c) in self.assignments.iter().enumerate() {
+            m[c].push(i);
+        }
+        m
+    }
+}
+
+/// Nearest centroid of every row (ties to the lower index) and the Euclidean distance to it.
+pub fn nearest(centroids: ArrayView2<f32>, x: ArrayView2<f32>) -> (Vec<usize>, Vec<f32>) {
+    let norms: Array1<f32> = centroids.rows().into_iter().map(|c| c.dot(&c)).collect();
+    x.axis_chunks_iter(Axis(0), 1024)
+        .into_par_iter()
+        .flat_map_iter(|block| {
+            let dots = block.dot(&centroids.t());
+            let norms = &norms;
+            dots.outer_iter()
+                .zip(block.outer_iter())
+                .map(|(d, row)| {
+                    let rn = row.dot(&row);
+                    let mut best = (0usize, f32::INFINITY);
+                    for (c, (&dc, &nc)) in d.iter().zip(norms.iter()).enumerate() {
+                        let dist = rn + nc - 2.0 * dc;
+                        if dist < best.1 {
+                            best = (c, dist);
+                        }
+                    }
+                    (best.0, best.1.max(0.0).sqrt())
+                })
+                .collect::<Vec<_>>()
+        })
+        .unzip()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    fn blobs() -> Array2<f32> {
+        let mut rows = Vec::new();
+        for i in 0..30 {
+            let j = (i as f32 * 0.37).sin() * 0.1;
+            rows.extend_from_slice(&[0.0 + j, 0.0 - j]);
+            rows.extend_from_slice(&[5.0 + j, 5.0 + j]);
+            if i < 10 {
+                rows.extend_from_slice(&[10.0 - j, 0.0 + j]);
+            }
+        }
+        Array2::from_shape_vec((rows.len() / 2, 2), rows).unwrap()
+    }
+
+    #[test]
+    fn same_seed_same_result_and_sizes_sorted() {
+        let x = blobs();
+        let a = KMeansParams::new(3)
+            .seed(7)
+            .check()
+            .unwrap()
+            .fit(x.view())
+            .unwrap();
+        let b = KMeansParams::new(3)
+            .seed(7)
+            .check()
+            .unwrap()
+            .fit(x.view())
+            .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.sizes(), &[30, 30, 10]);
+        assert_eq!(a.assignments()[4], 2, "row 4 is in the small blob");
+        assert!(a.inertia() < 5.0, "inertia {}", a.inertia());
+    }
+
+    #[test]
+    fn rules_are_checked() {
+        assert_eq!(
+            KMeansParams::new(0).check().unwrap_err(),
+            ClusterError::ZeroK
+        );
+        let x = array![[0.0f32, 1.0], [1.0, 0.0]];
+        assert_eq!(
+            KMeansParams::new(3)
+                .check()
+                .unwrap()
+                .fit(x.view())
+                .unwrap_err(),
+            ClusterError::TooLargeK { k: 3, docs: 2 }
+        );
+    }
+
+    #[test]
+    fn empty_clusters_are_dropped() {
+        let x = array![[0.0f32, 0.0], [0.1, 0.0], [5.0, 5.0]];
+        let centroids = array![[0.05f32, 0.0], [100.0, 100.0], [5.0, 5.0]];
+        let c = Clustering::from_centroids(centroids.view(), x.view());
+        assert_eq!(c.k(), 2);
+        assert_eq!(c.assignments(), &[0, 0, 1]);
+        approx::assert_abs_diff_eq!(c.distances()[0], 0.05, epsilon = 1e-5);
+    }
+}

@@ -1,0 +1,80 @@
+//! Pipeline configuration: the TOML file, `--set` overrides, and the resolved [`Settings`].
+//!
+//! Three layers, as in ruff: [`Options`] mirrors the file (all optional, unknown keys rejected),
+//! [`Override`]s from the command line are merged into the raw TOML table, and [`Settings`] holds
+//! validated, concrete values with every default filled in. Each stage is built from `Settings`.
+
+pub mod options;
+pub mod overrides;
+pub mod settings;
+
+pub use options::{DocFreq, Options};
+pub use overrides::Override;
+pub use settings::*;
+
+use std::path::{Path, PathBuf};
+
+/// Everything that can be wrong with a pipeline file or its overrides.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read pipeline file {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("pipeline file {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("bad --set {0}: {1}")]
+    BadOverride(String, String),
+    #[error("pipeline file {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// Reads, merges and validates a pipeline file.
+pub fn load(path: &Path, overrides: &[Override]) -> Result<Settings, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let parse_err = |e: toml::de::Error| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: one_line(&e.to_string()),
+    };
+    // Deserialize the file as written first: its errors carry line numbers.
+    let mut options: Options = toml::from_str(text).map_err(parse_err)?;
+    if !overrides.is_empty() {
+        let mut table: toml::Table = text.parse().map_err(parse_err)?;
+        for o in overrides {
+            o.apply(&mut table)?;
+        }
+        options = Options::deserialize_table(table).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: format!("after --set: {}", one_line(&e.to_string())),
+        })?;
+    }
+    Settings::resolve(options, path).map_err(|message| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    })
+}
+
+impl Options {
+    fn deserialize_table(table: toml::Table) -> Result<Options, toml::de::Error> {
+        use serde::Deserialize;
+        Options::deserialize(toml::Value::Table(table))
+    }
+}
+
+/// toml's messages span several lines with a source excerpt; keep them on one line per cause.
+fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with('|') && !l.chars().all(|c| c == '^' || c == ' ')
+        })
+        .collect();
+    lines.join(": ").replace(": :", ":")
+}

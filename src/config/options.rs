@@ -1,0 +1,159 @@
+//! The serde schema of a pipeline file: every field optional, kebab-case, unknown keys rejected.
+//!
+//! This is the first of three configuration layers (as in ruff): `Options` is exactly what the TOML
+//! file says, [`super::overrides`] merges `--set SECTION.KEY=VALUE` into it, and
+//! [`super::Settings`] resolves defaults and validates. Keeping the file schema separate from the
+//! resolved settings lets a typo fail with the key's name while defaults live in one place.
+
+use serde::Deserialize;
+
+/// A whole pipeline file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// Output folder name: letters, digits, `-` and `_` only.
+    pub name: Option<String>,
+    /// Human title used in chart headings and reports. Default: the name.
+    pub title: Option<String>,
+    /// One or more inputs (`[[input]]`).
+    #[serde(default)]
+    pub input: Vec<InputOptions>,
+    pub tokenize: Option<TokenizeOptions>,
+    pub tfidf: Option<TfIdfOptions>,
+    pub reduce: Option<ReduceOptions>,
+    pub cluster: Option<ClusterOptions>,
+    pub describe: Option<DescribeOptions>,
+    pub trends: Option<TrendsOptions>,
+    pub charts: Option<ChartsOptions>,
+    pub output: Option<OutputOptions>,
+}
+
+/// One `[[input]]` table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct InputOptions {
+    /// File path or glob, relative to the pipeline file.
+    pub path: Option<String>,
+    /// `paper-list | csv | tsv | parquet | json | ndjson`; inferred from the extension when omitted.
+    pub format: Option<String>,
+    /// Table columns joined (with a space) into the document text. Default: `["title", "abstract"]`
+    /// when both exist, else `["text"]`.
+    pub text: Option<Vec<String>>,
+    /// Optional id column.
+    pub id: Option<String>,
+    /// Optional title column (shown in reports). Default: `title` when the table has one.
+    pub title: Option<String>,
+    /// Optional year or date column.
+    pub time: Option<String>,
+    /// Optional ground-truth label column.
+    pub label: Option<String>,
+    /// Batch name for inputs without a time column. Default: the file stem.
+    pub batch: Option<String>,
+    /// Keep only rows whose column matches one of the values.
+    pub filter: Option<FilterOptions>,
+    /// Keep at most this many documents from this input (after filtering), in file order.
+    pub limit: Option<usize>,
+}
+
+/// `[input.filter]`: keep rows whose `column` is one of `values`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FilterOptions {
+    pub column: Option<String>,
+    pub values: Option<Vec<String>>,
+}
+
+/// A document-frequency bound: an integer count or a fraction in [0, 1] (scikit-learn's meaning).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, serde::Serialize)]
+#[serde(untagged)]
+pub enum DocFreq {
+    Count(u64),
+    Fraction(f64),
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TokenizeOptions {
+    pub language: Option<String>,
+    pub stem: Option<bool>,
+    /// `"english"` (built-in list) or `"none"`.
+    pub stop_words: Option<String>,
+    pub extra_stop_words: Option<Vec<String>>,
+    pub min_length: Option<usize>,
+    pub max_length: Option<usize>,
+    pub ngram_range: Option<[usize; 2]>,
+    pub min_df: Option<DocFreq>,
+    pub max_df: Option<DocFreq>,
+    pub max_features: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TfIdfOptions {
+    pub sublinear_tf: Option<bool>,
+    pub smooth_idf: Option<bool>,
+    pub norm: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ReduceOptions {
+    pub method: Option<String>,
+    pub dims: Option<usize>,
+    pub n_iter: Option<usize>,
+}
+
+/// `k = 6` or `k = "auto"`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum KOption {
+    Fixed(i64),
+    Named(String),
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ClusterOptions {
+    pub k: Option<KOption>,
+    pub k_min: Option<usize>,
+    pub k_max: Option<usize>,
+    pub seed: Option<u64>,
+    pub runs: Option<usize>,
+    pub max_iter: Option<u64>,
+    pub tolerance: Option<f64>,
+    /// Use mini-batch k-means above this many documents.
+    pub minibatch_above: Option<usize>,
+    pub silhouette_sample: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DescribeOptions {
+    pub top_terms: Option<usize>,
+    pub label_terms: Option<usize>,
+    pub phrases: Option<bool>,
+    pub representatives: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TrendsOptions {
+    pub period: Option<String>,
+    pub top: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ChartsOptions {
+    pub enabled: Option<bool>,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub scale: Option<f32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OutputOptions {
+    pub dir: Option<String>,
+    pub on_bad_document: Option<String>,
+}

@@ -1,0 +1,307 @@
+//! Class-based TF-IDF (BERTopic's c-TF-IDF) over unigrams and phrases, and label selection.
+//!
+//! For topic `c` and term `t`: `W(t, c) = tf(t, c) / |c| * ln(1 + A / f(t))`, where `tf(t, c)` is
+//! how often `t` occurs in the topic's documents, `|c|` the topic's total term count, `A` the mean
+//! of `|c|` over topics and `f(t)` the frequency of `t` over all topics. Unlike raw centroid
+//! weights, this rewards words that are frequent in one topic *and* rare elsewhere.
+//!
+//! Phrases: in each topic, two- and three-word sequences whose first and last words are among the
+//! topic's best unigrams are counted (a stop word may sit inside a trigram: "chain of thought"),
+//! then weighted by the same formula with their own corpus frequency. A phrase that accounts for
+//! at least 40% of the topic's uses of one of its words absorbs that word: "language model"
+//! replaces "language". Terms or phrases that share a stem are never listed together.
+
+use crate::tokenize::{TokenizedCorpus, WordKind};
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Unigram candidates per topic from which phrases are built.
+const PHRASE_SEEDS: usize = 30;
+/// A phrase must occur at least this often in a topic.
+const PHRASE_MIN_COUNT: u32 = 3;
+/// A phrase absorbs a word when it accounts for this share of the word's uses in the topic.
+const ABSORB: f64 = 0.4;
+
+/// A weighted term or phrase of a topic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightedTerm {
+    /// Surface form, e.g. "clustering" or "chain of thought".
+    pub text: String,
+    /// c-TF-IDF weight.
+    pub weight: f64,
+    /// Stems of its content words (used to keep listed terms from sharing a stem).
+    pub stems: Vec<u32>,
+}
+
+/// Top terms of each topic, best first, no two sharing a stem.
+pub fn topic_terms(
+    tc: &TokenizedCorpus,
+    vocabulary: &[bool],
+    assignments: &[usize],
+    k: usize,
+    top: usize,
+    phrases: bool,
+) -> Vec<Vec<WeightedTerm>> {
+    let n_terms = tc.terms.len();
+    let docs: Vec<usize> = (0..tc.n_docs()).collect();
+    // Term counts per topic (integer sums: the same whatever the thread count).
+    let counts: Vec<Vec<u32>> = docs
+        .par_chunks(crate::tokenize::CHUNK)
+        .fold(
+            || vec![vec![0u32; n_terms]; k],
+            |mut acc, ds| {
+                for &d in ds {
+                    let row = &mut acc[assignments[d]];
+                    for t in tc.doc_terms(d) {
+                        if vocabulary[t as usize] {
+                            row[t as usize] += 1;
+                        }
+                    }
+                }
+                acc
+            },
+        )
+        .reduce(
+            || vec![vec![0u32; n_terms]; k],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
+                }
+                a
+            },
+        );
+    let totals: Vec<f64> = counts
+        .iter()
+        .map(|r| r.iter().map(|&c| c as f64).sum())
+        .collect();
+    let mean_total = totals.iter().sum::<f64>() / k.max(1) as f64;
+    let freq: Vec<f64> = (0..n_terms)
+        .map(|t| counts.iter().map(|r| r[t] as f64).sum())
+        .collect();
+    let weight = |count: f64, class_total: f64, f: f64| {
+        if count <= 0.0 || class_total <= 0.0 || f <= 0.0 {
+            0.0
+        } else {
+            count / class_total * (1.0 + mean_total / f).ln()
+        }
+    };
+
+    // Unigram candidates per topic.
+    let unigrams: Vec<Vec<(u32, f64)>> = (0..k)
+        .map(|c| {
+            let mut v: Vec<(u32, f64)> = (0..n_terms as u32)
+                .filter(|&t| counts[c][t as usize] > 0)
+                .map(|t| {
+                    (
+                        t,
+                        weight(counts[c][t as usize] as f64, totals[c], freq[t as usize]),
+                    )
+                })
+                .collect();
+            v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            v.truncate(PHRASE_SEEDS.max(top * 3));
+            v
+        })
+        .collect();
+
+    let phrase_lists = if phrases {
+        find_phrases(tc, assignments, k, &unigrams, &counts, &totals, &weight)
+    } else {
+        (0..k).map(|_| Vec::new()).collect()
+    };
+
+    (0..k)
+        .map(|c| {
+            let mut cands: Vec<WeightedTerm> = Vec::new();
+            let mut absorbed: FxHashSet<u32> = FxHashSet::default();
+            for p in &phrase_lists[c] {
+                cands.push(WeightedTerm {
+                    text: p.text.clone(),
+                    weight: p.weight,
+                    stems: p.stems.clone(),
+                });
+                absorbed.extend(p.absorbs.iter().copied());
+            }
+            for &(t, w) in &unigrams[c] {
+                let text = tc.terms[t as usize].surface.clone();
+                if absorbed.contains(&t) {
+                    // The phrase carries the word's weight when that is higher.
+                    if let Some(p) = cands.iter_mut().find(|p| p.stems.contains(&t)) {
+                        p.weight = p.weight.max(w);
+                    }
+                    continue;
+                }
+                cands.push(WeightedTerm {
+                    text,
+                    weight: w,
+                    stems: vec![t],
+                });
+            }
+            cands.sort_by(|a, b| {
+                b.weight
+                    .total_cmp(&a.weight)
+                    .then_with(|| a.text.cmp(&b.text))
+            });
+            let mut used: FxHashSet<u32> = FxHashSet::default();
+            let mut out = Vec::new();
+            for cand in cands {
+                if cand.stems.iter().any(|s| used.contains(s)) {
+                    continue;
+                }
+                used.extend(cand.stems.iter().copied());
+                out.push(cand);
+                if out.len() == top {
+                    break;
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+struct Phrase {
+    text: String,
+    weight: f64,
+    stems: Vec<u32>,
+    absorbs: Vec<u32>,
+}
+
+/// A phrase key: the word ids of its positions, with content words replaced by their term id
+/// (tagged) so that "language models" and "language model" count together.
+type Key = [u64; 3];
+
+fn key_part(tc: &TokenizedCorpus, w: u32) -> u64 {
+    match tc.words[w as usize].kind {
+        WordKind::Term(t) => (1u64 << 40) | t as u64,
+        _ => w as u64,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn find_phrases(
+    tc: &TokenizedCorpus,
+    assignments: &[usize],
+    k: usize,
+    unigrams: &[Vec<(u32, f64)>],
+    counts: &[Vec<u32>],
+    totals: &[f64],
+    weight: &(dyn Fn(f64, f64, f64) -> f64 + Sync),
+) -> Vec<Vec<Phrase>> {
+    let seeds: Vec<FxHashSet<u32>> = unigrams
+        .iter()
+        .map(|u| u.iter().take(PHRASE_SEEDS).map(|&(t, _)| t).collect())
+        .collect();
+    let term_of = |w: u32| match tc.words[w as usize].kind {
+        WordKind::Term(t) => Some(t),
+        _ => None,
+    };
+    // Each window that could be a phrase, as (key, first word index in doc).
+    let windows = |doc: &[u32], mut f: &mut dyn FnMut(Key, &[u32])| {
+        for n in [2usize, 3] {
+            for w in doc.windows(n) {
+                let (Some(a), Some(b)) = (term_of(w[0]), term_of(w[n - 1])) else {
+                    continue;
+                };
+                if a == b {
+                    continue;
+                }
+                if n == 3 && matches!(tc.words[w[1] as usize].kind, WordKind::Dropped) {
+                    continue;
+                }
+                let mut key = [u64::MAX; 3];
+                for (i, &x) in w.iter().enumerate() {
+                    key[i] = key_part(tc, x);
+                }
+                f(key, w);
+            }
+        }
+        let _ = &mut f;
+    };
+    // Pass 1: per topic, counts of windows made of its seed words, and surface variants.
+    let mut topic_counts: Vec<FxHashMap<Key, (u32, FxHashMap<Vec<u32>, u32>)>> =
+        vec![FxHashMap::default(); k];
+    for d in 0..tc.n_docs() {
+        let c = assignments[d];
+        let seeds = &seeds[c];
+        let table = &mut topic_counts[c];
+        windows(tc.doc_words(d), &mut |key, w| {
+            let first = term_of(w[0]).unwrap_or(u32::MAX);
+            let last = term_of(w[w.len() - 1]).unwrap_or(u32::MAX);
+            if !seeds.contains(&first) || !seeds.contains(&last) {
+                return;
+            }
+            let e = table.entry(key).or_default();
+            e.0 += 1;
+            *e.1.entry(w.to_vec()).or_default() += 1;
+        });
+    }
+    for t in topic_counts.iter_mut() {
+        t.retain(|_, v| v.0 >= PHRASE_MIN_COUNT);
+    }
+    // Pass 2: corpus frequency of every retained phrase.
+    let wanted: FxHashSet<Key> = topic_counts
+        .iter()
+        .flat_map(|t| t.keys().copied())
+        .collect();
+    let mut corpus: FxHashMap<Key, u32> = FxHashMap::default();
+    for d in 0..tc.n_docs() {
+        windows(tc.doc_words(d), &mut |key, _| {
+            if wanted.contains(&key) {
+                *corpus.entry(key).or_default() += 1;
+            }
+        });
+    }
+    topic_counts
+        .into_iter()
+        .enumerate()
+        .map(|(c, table)| {
+            let mut out: Vec<Phrase> = table
+                .into_iter()
+                .map(|(key, (count, variants))| {
+                    let surface = variants
+                        .into_iter()
+                        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+                        .map(|(ws, _)| ws)
+                        .unwrap_or_default();
+                    let text = surface
+                        .iter()
+                        .map(|&w| tc.words[w as usize].surface.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let stems: Vec<u32> = key
+                        .iter()
+                        .filter(|&&p| p != u64::MAX && p >> 40 == 1)
+                        .map(|&p| (p & 0xFF_FFFF_FFFF) as u32)
+                        .collect();
+                    let f = corpus.get(&key).copied().unwrap_or(count) as f64;
+                    let absorbs = stems
+                        .iter()
+                        .copied()
+                        .filter(|&t| count as f64 >= ABSORB * counts[c][t as usize] as f64)
+                        .collect();
+                    Phrase {
+                        text,
+                        weight: weight(count as f64, totals[c], f),
+                        stems,
+                        absorbs,
+                    }
+                })
+                .collect();
+            out.sort_by(|a, b| {
+                b.weight
+                    .total_cmp(&a.weight)
+                    .then_with(|| a.text.cmp(&b.text))
+            });
+            // Keep phrases that do not share stems with a better phrase.
+            let mut used: FxHashSet<u32> = FxHashSet::default();
+            out.retain(|p| {
+                if p.stems.iter().any(|s| used.contains(s)) {
+                    return false;
+                }
+                used.extend(p.stems.iter().copied());
+                true
+            });
+            out
+        })
+        .collect()
+}

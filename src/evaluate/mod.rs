@@ -1,0 +1,68 @@
+//! Evaluate: how good is a clustering? External scores against a label column (homogeneity,
+//! completeness, V-measure, ARI, NMI) and internal ones (sampled silhouette, inertia), all with
+//! scikit-learn's definitions so numbers compare side by side with its baseline.
+
+pub mod metrics;
+pub mod silhouette;
+
+use crate::cluster::Clustering;
+use ndarray::ArrayView2;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// The contents of `metrics.json`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Metrics {
+    /// Documents scored (those with a label and a topic).
+    pub documents: usize,
+    /// Distinct labels among them.
+    pub classes: usize,
+    pub k: usize,
+    pub homogeneity: f64,
+    pub completeness: f64,
+    pub v_measure: f64,
+    pub ari: f64,
+    pub nmi: f64,
+    /// Mean silhouette on a seeded sample of `silhouette_sample` documents (reduced vectors).
+    pub silhouette: Option<f64>,
+    pub silhouette_sample: usize,
+    /// Sum of squared distances to the centroids (scikit-learn's `inertia_`).
+    pub inertia: f64,
+}
+
+/// Scores `clustering` against `labels` (one per row; `None` rows are left out of the external
+/// scores).
+pub fn evaluate(
+    labels: &[Option<&str>],
+    clustering: &Clustering,
+    x: ArrayView2<f32>,
+    sample: usize,
+    seed: u64,
+) -> Result<Metrics, metrics::MetricsError> {
+    let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
+    let (mut truth, mut pred) = (Vec::new(), Vec::new());
+    for (l, &p) in labels.iter().zip(clustering.assignments()) {
+        if let Some(l) = l {
+            let n = ids.len() as u32;
+            truth.push(*ids.entry(l).or_insert(n));
+            pred.push(p as u32);
+        }
+    }
+    let ext = metrics::external_scores(&truth, &pred)?;
+    let sil = silhouette::SilhouetteSample::new(x, Some(sample), seed)
+        .ok()
+        .and_then(|s| s.score(clustering.assignments()).ok().map(|v| (v, s.len())));
+    Ok(Metrics {
+        documents: truth.len(),
+        classes: ids.len(),
+        k: clustering.k(),
+        homogeneity: ext.homogeneity,
+        completeness: ext.completeness,
+        v_measure: ext.v_measure,
+        ari: ext.ari,
+        nmi: ext.nmi,
+        silhouette: sil.map(|s| s.0),
+        silhouette_sample: sil.map_or(0, |s| s.1),
+        inertia: clustering.inertia(),
+    })
+}

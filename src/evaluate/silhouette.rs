@@ -1,0 +1,657 @@
+//! Mean silhouette coefficient (Euclidean distance) of a labeling, as
+//! `sklearn.metrics.silhouette_score`, and sklearn's `inertia_` (sum of squared distances to
+//! the assigned centres).
+//!
+//! Why it is done this way:
+//! - The silhouette is quadratic in the number of points, so large inputs are scored on a seeded
+//!   random sample of rows, as sklearn's `sample_size` does: the score is the silhouette of the
+//!   sub-sample alone. Without an explicit size at most [`DEFAULT_MAX_SAMPLE`] rows are used.
+//! - An automatic-k sweep scores many labelings of the same points, so [`SilhouetteSample::new`]
+//!   computes the sample's pairwise distances once and [`SilhouetteSample::score`] only sums
+//!   them per cluster, in O(s^2) with no allocation per pair.
+//! - The distances are symmetric, so only the strict lower triangle is stored (f32, packed by
+//!   rows): s(s-1)/2 values, 800 MB at the cap of 20,000 rows instead of 1.6 GB.
+//! - Distances use |x|^2 + |y|^2 - 2 x.y on the sample upcast to f64, as sklearn does for f32
+//!   input (f64 keeps the cancellation error far below f32 resolution), with the dot products
+//!   from tiled GEMMs (ndarray/matrixmultiply, which picks SIMD kernels at run time); the result
+//!   is clamped at 0 before the square root and stored as f32. Cluster sums of distances are
+//!   accumulated in f64.
+//! - Scoring: for each row, the distances to earlier rows (its own packed slice) are gathered
+//!   cluster by cluster (no read-modify-write chains), and those to later rows are added for a
+//!   block of consecutive rows at once (they are adjacent in every later packed row).
+//! - Work is split over rows with rayon, and every row's sums are taken in an order that does
+//!   not depend on the split, so results are bit-identical whatever the number of threads.
+
+use ndarray::linalg::general_mat_mul;
+use ndarray::{s, Array2, ArrayView2};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256Plus;
+use rayon::prelude::*;
+
+use crate::evaluate::metrics::MetricsError;
+
+/// Rows sampled when `sample_size` is `None` and `x` has more rows than this; also the largest
+/// accepted explicit `sample_size` (the packed distance matrix then takes 800 MB).
+pub const DEFAULT_MAX_SAMPLE: usize = 20_000;
+
+/// Rows per tile of the distance computation in [`SilhouetteSample::new`] (a 128 x 128 f64
+/// Gram block is 128 KB).
+const TILE: usize = 128;
+
+/// Budget (in f64 values) of the per-thread cluster-sum buffer of [`SilhouetteSample::score`];
+/// it sets how many rows are scored together (their distances to a later row are adjacent in
+/// memory). The block size does not change the result.
+const SCORE_BUFFER: usize = 16_384;
+
+/// A (sampled) set of points with their pairwise Euclidean distances, ready to score labelings
+/// with the mean silhouette coefficient.
+#[derive(Debug, Clone)]
+pub struct SilhouetteSample {
+    /// Rows of `x` in the sample, increasing.
+    indices: Vec<usize>,
+    /// Number of rows of the `x` the sample was drawn from.
+    n_rows: usize,
+    /// Strict lower triangle of the distance matrix, packed by rows: row `i` holds the
+    /// distances to rows `0..i` and starts at `i * (i - 1) / 2`.
+    dist: Vec<f32>,
+}
+
+/// Start of packed row `i` of the strict lower triangle.
+#[inline]
+fn row_start(i: usize) -> usize {
+    i * i.saturating_sub(1) / 2
+}
+
+/// Sum of `row[p]` over the positions `idx`, in f64 with four interleaved accumulators (a fixed
+/// order, so the result is reproducible).
+#[inline]
+fn gather_sum(row: &[f32], idx: &[u32]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let mut chunks = idx.chunks_exact(4);
+    for q in &mut chunks {
+        for l in 0..4 {
+            acc[l] += f64::from(row[q[l] as usize]);
+        }
+    }
+    let tail: f64 = chunks
+        .remainder()
+        .iter()
+        .map(|&p| f64::from(row[p as usize]))
+        .sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+impl SilhouetteSample {
+    /// Draws the sample and computes its pairwise distances.
+    ///
+    /// `x`: one point per row. `sample_size`: number of rows to score; `None` means all rows,
+    /// except that when `x` has more than [`DEFAULT_MAX_SAMPLE`] (20,000) rows a sample of
+    /// 20,000 is still drawn, to bound time and memory. A size of at least `x.nrows()` takes
+    /// every row (sklearn slices a permutation the same way). The sample is drawn with
+    /// `Xoshiro256Plus::seed_from_u64(seed)`; the same inputs and seed give the same sample.
+    ///
+    /// # Errors
+    /// [`MetricsError::NoRows`], [`MetricsError::NoColumns`], [`MetricsError::ZeroSampleSize`],
+    /// [`MetricsError::SampleTooLarge`] (explicit size above 20,000) and
+    /// [`MetricsError::NonFinite`] (a sampled row holds NaN or infinity).
+    pub fn new(
+        x: ArrayView2<f32>,
+        sample_size: Option<usize>,
+        seed: u64,
+    ) -> Result<Self, MetricsError> {
+        let (n_rows, dims) = x.dim();
+        if n_rows == 0 {
+            return Err(MetricsError::NoRows);
+        }
+        if dims == 0 {
+            return Err(MetricsError::NoColumns);
+        }
+        let wanted = match sample_size {
+            Some(0) => return Err(MetricsError::ZeroSampleSize),
+            Some(s) if s > DEFAULT_MAX_SAMPLE => {
+                return Err(MetricsError::SampleTooLarge {
+                    got: s,
+                    max: DEFAULT_MAX_SAMPLE,
+                })
+            }
+            Some(s) => s,
+            None => DEFAULT_MAX_SAMPLE,
+        };
+        let indices: Vec<usize> = if wanted >= n_rows {
+            (0..n_rows).collect()
+        } else {
+            let mut rng = Xoshiro256Plus::seed_from_u64(seed);
+            let mut v = rand::seq::index::sample(&mut rng, n_rows, wanted).into_vec();
+            v.sort_unstable();
+            v
+        };
+        let s = indices.len();
+
+        // The sampled rows, upcast to f64 (as sklearn does for f32 input), and their norms.
+        for &r in &indices {
+            if x.row(r).iter().any(|v| !v.is_finite()) {
+                return Err(MetricsError::NonFinite { row: r });
+            }
+        }
+        let points = Array2::from_shape_fn((s, dims), |(t, c)| f64::from(x[[indices[t], c]]));
+        let norms: Vec<f64> = points.rows().into_iter().map(|p| p.dot(&p)).collect();
+
+        let mut dist = vec![0.0f32; row_start(s)];
+        let mut rows: Vec<&mut [f32]> = Vec::with_capacity(s);
+        let mut rest: &mut [f32] = &mut dist;
+        for i in 0..s {
+            let (head, tail) = rest.split_at_mut(i);
+            rows.push(head);
+            rest = tail;
+        }
+        // Tile pairs (row tile, earlier column tile): one f64 GEMM of TILE x dims by dims x TILE
+        // each, then |x|^2 + |y|^2 - 2 x.y clamped at 0. The tiling is fixed, so every distance
+        // is computed the same way whatever the number of threads.
+        rows.par_chunks_mut(TILE).enumerate().for_each_init(
+            || Array2::<f64>::zeros((TILE, TILE)),
+            |gram, (bi, outs)| {
+                let i0 = bi * TILE;
+                let ni = outs.len();
+                let a = points.slice(s![i0..i0 + ni, ..]);
+                for j0 in (0..=i0).step_by(TILE) {
+                    let nj = TILE.min(s - j0);
+                    let b = points.slice(s![j0..j0 + nj, ..]);
+                    let mut g = gram.slice_mut(s![..ni, ..nj]);
+                    general_mat_mul(1.0, &a, &b.t(), 0.0, &mut g);
+                    for (r, out) in outs.iter_mut().enumerate() {
+                        let i = i0 + r;
+                        let j_end = (j0 + nj).min(i);
+                        for j in j0..j_end {
+                            let d2 = norms[i] + norms[j] - 2.0 * g[[r, j - j0]];
+                            out[j] = d2.max(0.0).sqrt() as f32;
+                        }
+                    }
+                }
+            },
+        );
+
+        Ok(Self {
+            indices,
+            n_rows,
+            dist,
+        })
+    }
+
+    /// Mean silhouette coefficient of `labels` over the sampled rows.
+    ///
+    /// `labels` holds a cluster id for every row of the `x` given to [`Self::new`]
+    /// (`labels.len() == x.nrows()`); only the sampled rows' labels are used, with any `usize`
+    /// values. As in sklearn, a point alone in its cluster scores 0, and a point whose intra- and
+    /// nearest-cluster mean distances are both 0 scores 0.
+    ///
+    /// # Errors
+    /// [`MetricsError::LabelsLength`] when the length is wrong, and
+    /// [`MetricsError::InvalidLabelCount`] unless 2 <= distinct labels in the sample <= s - 1
+    /// (sklearn's rule).
+    pub fn score(&self, labels: &[usize]) -> Result<f64, MetricsError> {
+        self.score_with(labels, None)
+    }
+
+    /// [`Self::score`] with an explicit number of rows scored together (tests vary it; the
+    /// result does not depend on it). `None` picks it from the buffer budget.
+    fn score_with(&self, labels: &[usize], block_rows: Option<usize>) -> Result<f64, MetricsError> {
+        if labels.len() != self.n_rows {
+            return Err(MetricsError::LabelsLength {
+                labels: labels.len(),
+                rows: self.n_rows,
+            });
+        }
+        let s = self.indices.len();
+        let sampled: Vec<usize> = self.indices.iter().map(|&r| labels[r]).collect();
+        let mut uniq = sampled.clone();
+        uniq.sort_unstable();
+        uniq.dedup();
+        let k = uniq.len();
+        if k < 2 || k >= s {
+            return Err(MetricsError::InvalidLabelCount {
+                labels: k,
+                samples: s,
+            });
+        }
+        let lab: Vec<usize> = sampled
+            .iter()
+            .map(|l| uniq.binary_search(l).unwrap_or(0))
+            .collect();
+        let mut sizes = vec![0usize; k];
+        for &c in &lab {
+            sizes[c] += 1;
+        }
+        // Sample positions grouped by cluster, increasing within each cluster:
+        // cluster c is members[starts[c]..starts[c + 1]].
+        let mut starts = vec![0usize; k + 1];
+        for c in 0..k {
+            starts[c + 1] = starts[c] + sizes[c];
+        }
+        let mut members = vec![0u32; s];
+        let mut fill = starts.clone();
+        for (pos, &c) in lab.iter().enumerate() {
+            members[fill[c]] = pos as u32;
+            fill[c] += 1;
+        }
+
+        let dist = &self.dist;
+        let block_rows = block_rows
+            .unwrap_or((SCORE_BUFFER / k).clamp(8, 256))
+            .max(1);
+        let mut sil = vec![0.0f64; s];
+        sil.par_chunks_mut(block_rows).enumerate().for_each_init(
+            || (vec![0.0f64; k * block_rows], vec![0usize; k]),
+            |(sums, cut), (block, out)| {
+                // sums[c * block_rows + r]: distance sum from row i0 + r to cluster c.
+                let i0 = block * block_rows;
+                let i1 = i0 + out.len();
+                // cut[c]: members of cluster c before the current row.
+                for (c, ct) in cut.iter_mut().enumerate() {
+                    let group = &members[starts[c]..starts[c + 1]];
+                    *ct = group.partition_point(|&p| (p as usize) < i0);
+                }
+                // Columns j < i: gathered from the row's own packed slice, cluster by cluster.
+                for i in i0..i1 {
+                    let r = i - i0;
+                    let row = &dist[row_start(i)..row_start(i) + i];
+                    for c in 0..k {
+                        let group = &members[starts[c]..starts[c] + cut[c]];
+                        sums[c * block_rows + r] = gather_sum(row, group);
+                    }
+                    cut[lab[i]] += 1;
+                }
+                // Columns j > i: entry i of packed row j, for all block rows i < j at once.
+                for j in i0 + 1..s {
+                    let end = j.min(i1);
+                    let row = &dist[row_start(j) + i0..row_start(j) + end];
+                    let c = lab[j] * block_rows;
+                    for (acc, &d) in sums[c..c + (end - i0)].iter_mut().zip(row) {
+                        *acc += f64::from(d);
+                    }
+                }
+                for (r, o) in out.iter_mut().enumerate() {
+                    let own = lab[i0 + r];
+                    *o = if sizes[own] <= 1 {
+                        0.0
+                    } else {
+                        let a = sums[own * block_rows + r] / (sizes[own] - 1) as f64;
+                        let b = (0..k)
+                            .filter(|&c| c != own)
+                            .map(|c| sums[c * block_rows + r] / sizes[c] as f64)
+                            .fold(f64::INFINITY, f64::min);
+                        let m = a.max(b);
+                        if m > 0.0 {
+                            (b - a) / m
+                        } else {
+                            0.0
+                        }
+                    };
+                }
+            },
+        );
+        Ok(sil.iter().sum::<f64>() / s as f64)
+    }
+
+    /// Number of sampled rows.
+    pub fn len(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// Always `false`: a sample has at least one row.
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    /// Rows of `x` in the sample, in increasing order.
+    pub fn indices(&self) -> &[usize] {
+        &self.indices
+    }
+}
+
+/// sklearn-style inertia: the sum over rows of the squared Euclidean distance from `x[i]` to
+/// `centroids[labels[i]]` (sklearn's `inertia_` is this sum when `labels` are the closest
+/// centres; linfa's `inertia()` is a mean instead). Accumulated in f64 in fixed-size chunks of
+/// rows, so the result does not depend on the number of threads.
+///
+/// # Errors
+/// [`MetricsError::LabelsLength`], [`MetricsError::DimensionMismatch`] and
+/// [`MetricsError::LabelOutOfRange`].
+pub fn inertia(
+    x: ArrayView2<f32>,
+    labels: &[usize],
+    centroids: ArrayView2<f32>,
+) -> Result<f64, MetricsError> {
+    const CHUNK: usize = 4096;
+    if labels.len() != x.nrows() {
+        return Err(MetricsError::LabelsLength {
+            labels: labels.len(),
+            rows: x.nrows(),
+        });
+    }
+    if x.ncols() != centroids.ncols() {
+        return Err(MetricsError::DimensionMismatch {
+            x: x.ncols(),
+            centroids: centroids.ncols(),
+        });
+    }
+    let k = centroids.nrows();
+    if let Some(row) = labels.iter().position(|&l| l >= k) {
+        return Err(MetricsError::LabelOutOfRange {
+            row,
+            label: labels[row],
+            centroids: k,
+        });
+    }
+    let partial: Vec<f64> = labels
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(chunk, labs)| {
+            let mut sum = 0.0f64;
+            for (r, &l) in labs.iter().enumerate() {
+                let p = x.row(chunk * CHUNK + r);
+                let c = centroids.row(l);
+                sum += p
+                    .iter()
+                    .zip(c.iter())
+                    .map(|(a, b)| {
+                        let d = f64::from(*a) - f64::from(*b);
+                        d * d
+                    })
+                    .sum::<f64>();
+            }
+            sum
+        })
+        .collect();
+    Ok(partial.iter().sum())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_abs_diff_eq;
+    use ndarray::Array2;
+    use rand::Rng;
+
+    /// Nine 2-d points: three tight groups and two far points.
+    fn nine_points() -> Array2<f32> {
+        let pts: [[f32; 2]; 9] = [
+            [0.0, 0.0],
+            [0.0, 1.0],
+            [1.0, 0.0],
+            [5.0, 5.0],
+            [5.0, 6.0],
+            [6.0, 5.5],
+            [10.0, 0.0],
+            [0.0, 10.5],
+            [0.5, 9.5],
+        ];
+        Array2::from_shape_fn((9, 2), |(i, j)| pts[i][j])
+    }
+
+    /// X2[i][j] = f32(sin(1.3 i + 0.7 j) + 3 (i % 4)), 60 x 5.
+    fn formula_points() -> Array2<f32> {
+        Array2::from_shape_fn((60, 5), |(i, j)| {
+            ((1.3 * i as f64 + 0.7 * j as f64).sin() + 3.0 * (i % 4) as f64) as f32
+        })
+    }
+
+    /// Textbook silhouette on the rows `rows` of `x`, straight from the definition.
+    fn naive(x: &Array2<f32>, rows: &[usize], labels: &[usize]) -> f64 {
+        let dist = |a: usize, b: usize| -> f64 {
+            x.row(a)
+                .iter()
+                .zip(x.row(b).iter())
+                .map(|(p, q)| (f64::from(*p) - f64::from(*q)).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        };
+        let mut total = 0.0;
+        for &i in rows {
+            let mut per: std::collections::BTreeMap<usize, (f64, usize)> = Default::default();
+            for &j in rows {
+                if j != i {
+                    let e = per.entry(labels[j]).or_insert((0.0, 0));
+                    e.0 += dist(i, j);
+                    e.1 += 1;
+                }
+            }
+            let Some(&(own_sum, own_n)) = per.get(&labels[i]) else {
+                continue; // singleton: 0
+            };
+            let a = own_sum / own_n as f64;
+            let b = per
+                .iter()
+                .filter(|(c, _)| **c != labels[i])
+                .map(|(_, (s, n))| s / *n as f64)
+                .fold(f64::INFINITY, f64::min);
+            if a.max(b) > 0.0 {
+                total += (b - a) / a.max(b);
+            }
+        }
+        total / rows.len() as f64
+    }
+
+    #[test]
+    fn full_sample_matches_sklearn() {
+        // python3 -c "import numpy as np; from sklearn.metrics import silhouette_score;
+        //   X=np.array([[0,0],[0,1],[1,0],[5,5],[5,6],[6,5.5],[10,0],[0,10.5],[0.5,9.5]]);
+        //   print(silhouette_score(X,[0,0,0,1,1,1,2,3,3]), silhouette_score(X,[7,7,3,3,3,9,9,9,7]))"
+        let x = nine_points();
+        let sample = SilhouetteSample::new(x.view(), None, 0).expect("valid");
+        assert_eq!(sample.len(), 9);
+        // Cluster 2 is a singleton (scores 0).
+        let s1 = sample.score(&[0, 0, 0, 1, 1, 1, 2, 3, 3]).expect("valid");
+        assert_abs_diff_eq!(s1, 0.7444281311156519, epsilon = 1e-6);
+        // A poor labeling with arbitrary ids, on the same precomputed distances.
+        let s2 = sample.score(&[7, 7, 3, 3, 3, 9, 9, 9, 7]).expect("valid");
+        assert_abs_diff_eq!(s2, -0.13953078452125278, epsilon = 1e-6);
+    }
+
+    #[test]
+    fn more_points_than_a_block_match_sklearn() {
+        // python3 -c "import numpy as np; from sklearn.metrics import silhouette_score;
+        //   X=np.array([[np.float32(np.sin(1.3*i+0.7*j)+3.0*(i%4)) for j in range(5)]
+        //   for i in range(60)]).astype(np.float64);
+        //   print(silhouette_score(X,[i%4 for i in range(60)]),
+        //   silhouette_score(X,[(i*7)%5 for i in range(60)]))"
+        let x = formula_points();
+        let sample = SilhouetteSample::new(x.view(), Some(60), 1).expect("valid");
+        let good: Vec<usize> = (0..60).map(|i| i % 4).collect();
+        let bad: Vec<usize> = (0..60).map(|i| (i * 7) % 5).collect();
+        assert_abs_diff_eq!(
+            sample.score(&good).expect("valid"),
+            0.6717031605731911,
+            epsilon = 1e-6
+        );
+        assert_abs_diff_eq!(
+            sample.score(&bad).expect("valid"),
+            -0.09856484246111187,
+            epsilon = 1e-6
+        );
+    }
+
+    #[test]
+    fn coincident_points_score_zero_like_sklearn() {
+        // sklearn: silhouette_score([[0,0],[0,0],[0,0],[0,0],[1,0]], [0,0,1,1,2]) == 0.0
+        // (a = b = 0 gives 0/0, which sklearn maps to 0; the singleton scores 0).
+        let x = Array2::from_shape_vec((5, 2), vec![0., 0., 0., 0., 0., 0., 0., 0., 1., 0.])
+            .expect("shape");
+        let sample = SilhouetteSample::new(x.view(), None, 0).expect("valid");
+        let s = sample.score(&[0, 0, 1, 1, 2]).expect("valid");
+        assert!(s.is_finite());
+        assert_abs_diff_eq!(s, 0.0, epsilon = 1e-12);
+    }
+
+    #[test]
+    fn label_rules() {
+        let x = nine_points();
+        let sample = SilhouetteSample::new(x.view(), None, 0).expect("valid");
+        assert_eq!(
+            sample.score(&[4; 9]),
+            Err(MetricsError::InvalidLabelCount {
+                labels: 1,
+                samples: 9
+            })
+        );
+        let all: Vec<usize> = (0..9).collect();
+        assert_eq!(
+            sample.score(&all),
+            Err(MetricsError::InvalidLabelCount {
+                labels: 9,
+                samples: 9
+            })
+        );
+        // s - 1 distinct labels is allowed.
+        assert!(sample.score(&[0, 0, 1, 2, 3, 4, 5, 6, 7]).is_ok());
+        assert_eq!(
+            sample.score(&[0, 1]),
+            Err(MetricsError::LabelsLength { labels: 2, rows: 9 })
+        );
+    }
+
+    #[test]
+    fn construction_rules() {
+        let x = nine_points();
+        let empty = Array2::<f32>::zeros((0, 3));
+        assert_eq!(
+            SilhouetteSample::new(empty.view(), None, 0).err(),
+            Some(MetricsError::NoRows)
+        );
+        let flat = Array2::<f32>::zeros((4, 0));
+        assert_eq!(
+            SilhouetteSample::new(flat.view(), None, 0).err(),
+            Some(MetricsError::NoColumns)
+        );
+        assert_eq!(
+            SilhouetteSample::new(x.view(), Some(0), 0).err(),
+            Some(MetricsError::ZeroSampleSize)
+        );
+        assert_eq!(
+            SilhouetteSample::new(x.view(), Some(20_001), 0).err(),
+            Some(MetricsError::SampleTooLarge {
+                got: 20_001,
+                max: 20_000
+            })
+        );
+        let mut bad = x.clone();
+        bad[[6, 1]] = f32::NAN;
+        assert_eq!(
+            SilhouetteSample::new(bad.view(), None, 0).err(),
+            Some(MetricsError::NonFinite { row: 6 })
+        );
+        // A sample size of at least the row count takes every row.
+        let all = SilhouetteSample::new(x.view(), Some(100), 3).expect("valid");
+        assert_eq!(all.indices(), &[0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    }
+
+    #[test]
+    fn default_sample_is_capped() {
+        let x = Array2::<f32>::from_shape_fn((20_050, 1), |(i, _)| i as f32);
+        let sample = SilhouetteSample::new(x.view(), None, 5).expect("valid");
+        assert_eq!(sample.len(), DEFAULT_MAX_SAMPLE);
+        assert!(sample.indices().windows(2).all(|w| w[0] < w[1]));
+        assert!(sample.indices().iter().all(|&r| r < 20_050));
+    }
+
+    #[test]
+    fn sampled_score_is_deterministic_and_scores_the_subsample() {
+        let mut rng = Xoshiro256Plus::seed_from_u64(11);
+        let x = Array2::<f32>::from_shape_fn((700, 6), |(i, _)| {
+            (i % 5) as f32 * 2.0 + rng.gen::<f32>()
+        });
+        let labels: Vec<usize> = (0..700)
+            .map(|i| (i % 5) * 1000 + usize::from(i % 97 == 0))
+            .collect();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool");
+            pool.install(|| {
+                let s = SilhouetteSample::new(x.view(), Some(150), 42).expect("valid");
+                let v = s.score(&labels).expect("valid");
+                (s.indices().to_vec(), v)
+            })
+        };
+        let (idx1, v1) = run(1);
+        let (idx2, v2) = run(2);
+        let (idx3, v3) = run(2);
+        assert_eq!(idx1.len(), 150);
+        assert_eq!(idx1, idx2);
+        assert_eq!(idx2, idx3);
+        assert_eq!(v1.to_bits(), v2.to_bits());
+        assert_eq!(v2.to_bits(), v3.to_bits());
+        // The value is the silhouette of the sampled rows alone.
+        assert_abs_diff_eq!(v1, naive(&x, &idx1, &labels), epsilon = 1e-6);
+        // The number of rows scored together does not change a bit.
+        let s = SilhouetteSample::new(x.view(), Some(150), 42).expect("valid");
+        for block in [1, 7, 8, 64, 149, 150, 1000] {
+            let v = s.score_with(&labels, Some(block)).expect("valid");
+            assert_eq!(v.to_bits(), v1.to_bits(), "block {block}");
+        }
+        // Another seed draws another sample.
+        let other = SilhouetteSample::new(x.view(), Some(150), 43).expect("valid");
+        assert_ne!(other.indices(), &idx1[..]);
+    }
+
+    #[test]
+    fn inertia_is_a_sum_of_squared_distances() {
+        // By hand: (0.5^2 + 0.5^2) + 0 + (1^2 + 2^2) = 5.5
+        let x =
+            Array2::from_shape_vec((4, 2), vec![0., 0., 1., 0., 4., 4., 5., 6.]).expect("shape");
+        let c = Array2::from_shape_vec((2, 2), vec![0.5, 0., 4., 4.]).expect("shape");
+        let got = inertia(x.view(), &[0, 0, 1, 1], c.view()).expect("valid");
+        assert_abs_diff_eq!(got, 5.5, epsilon = 1e-12);
+        assert_eq!(
+            inertia(x.view(), &[0, 0, 2, 1], c.view()),
+            Err(MetricsError::LabelOutOfRange {
+                row: 2,
+                label: 2,
+                centroids: 2
+            })
+        );
+        assert_eq!(
+            inertia(x.view(), &[0, 0], c.view()),
+            Err(MetricsError::LabelsLength { labels: 2, rows: 4 })
+        );
+        let c3 = Array2::<f32>::zeros((2, 3));
+        assert_eq!(
+            inertia(x.view(), &[0, 0, 1, 1], c3.view()),
+            Err(MetricsError::DimensionMismatch { x: 2, centroids: 3 })
+        );
+    }
+
+    /// Timing: `cargo test --release -- --ignored --nocapture timing`.
+    #[test]
+    #[ignore]
+    fn timing_5000_by_100() {
+        let mut rng = Xoshiro256Plus::seed_from_u64(1);
+        let x = Array2::<f32>::from_shape_fn((100_000, 100), |_| rng.gen::<f32>());
+        let t = std::time::Instant::now();
+        let sample = SilhouetteSample::new(x.view(), Some(5000), 7).expect("valid");
+        let t_new = t.elapsed();
+        let labels: Vec<usize> = (0..100_000).map(|i| i % 20).collect();
+        let t = std::time::Instant::now();
+        let v = sample.score(&labels).expect("valid");
+        let t_score = t.elapsed();
+        let labels: Vec<usize> = (0..100_000).map(|i| i % 200).collect();
+        let t = std::time::Instant::now();
+        let _ = sample.score(&labels).expect("valid");
+        let t_score200 = t.elapsed();
+        eprintln!(
+            "new(5000 x 100): {t_new:?}; score k=20: {t_score:?} ({v}); k=200: {t_score200:?}"
+        );
+        let x = Array2::<f32>::from_shape_fn((20_000, 100), |_| rng.gen::<f32>());
+        let t = std::time::Instant::now();
+        let sample = SilhouetteSample::new(x.view(), None, 7).expect("valid");
+        let t_new = t.elapsed();
+        let labels: Vec<usize> = (0..20_000).map(|i| i % 50).collect();
+        let t = std::time::Instant::now();
+        let _ = sample.score(&labels).expect("valid");
+        eprintln!("new(20000 x 100): {t_new:?}; score k=50: {:?}", t.elapsed());
+        let c = Array2::<f32>::zeros((50, 100));
+        let t = std::time::Instant::now();
+        let _ = inertia(x.view(), &labels, c.view()).expect("valid");
+        eprintln!("inertia(20000 x 100): {:?}", t.elapsed());
+    }
+}

@@ -1,0 +1,201 @@
+//! Export: the report's tables (`documents.csv`, `topics.csv`, `terms.csv`) and `run.json`.
+//!
+//! Tables go through polars (see [`csv`] for the spreadsheet rules). `run.json` records how the
+//! report was made: resolved settings, inputs with their sha256, counts and stage timings. Apart
+//! from the timings and the run date, two runs with the same inputs and seed write identical bytes.
+
+pub mod csv;
+
+use crate::cluster::Clustering;
+use crate::describe::TopicSummary;
+use crate::ingest::Corpus;
+use polars::prelude::*;
+use std::path::Path;
+
+/// Export failures, naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("cannot write {path}: {message}")]
+    Write { path: String, message: String },
+}
+
+fn werr(path: &Path) -> impl Fn(PolarsError) -> ExportError + '_ {
+    move |e| ExportError::Write {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// The text people read for a document: its title, or a snippet of its text.
+pub fn display_title(corpus: &Corpus, i: usize) -> String {
+    let d = &corpus.documents[i];
+    d.title.clone().unwrap_or_else(|| snippet(&d.text, 80))
+}
+
+/// The first `max` chars of `text`, cut at a word boundary, with "…" when cut.
+pub fn snippet(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    let cut = match cut.rfind(' ') {
+        Some(p) if p > max / 2 => &cut[..p],
+        _ => &cut[..],
+    };
+    format!("{}…", cut.trim_end_matches([' ', ',', ';', ':', '.']))
+}
+
+/// Writes `documents.csv`: one row per clustered document.
+pub fn documents_csv(
+    path: &Path,
+    corpus: &Corpus,
+    clustering: &Clustering,
+    summary: &TopicSummary,
+) -> Result<(), ExportError> {
+    let docs = &corpus.documents;
+    let a = clustering.assignments();
+    let mut cols = vec![
+        csv::text_column("doc_id", docs.iter().map(|d| d.id.as_str())),
+        csv::text_column(
+            "source",
+            docs.iter()
+                .map(|d| corpus.sources[d.source].path.display().to_string()),
+        ),
+        csv::text_column("title", (0..docs.len()).map(|i| display_title(corpus, i))),
+        Column::new(
+            "topic_id".into(),
+            a.iter().map(|&t| t as u32).collect::<Vec<_>>(),
+        ),
+        csv::text_column(
+            "topic_label",
+            a.iter().map(|&t| summary.topics[t].label.as_str()),
+        ),
+        Column::new("distance".into(), clustering.distances().to_vec()),
+    ];
+    if corpus.has_time {
+        cols.push(csv::opt_text_column(
+            "time",
+            docs.iter().map(|d| d.time.as_ref().map(|t| t.0.as_str())),
+        ));
+    }
+    if corpus.has_label {
+        cols.push(csv::opt_text_column(
+            "label",
+            docs.iter().map(|d| d.label.as_deref()),
+        ));
+    }
+    cols.push(csv::text_column(
+        "batch",
+        docs.iter().map(|d| d.batch.as_str()),
+    ));
+    csv::write_csv(path, cols).map_err(werr(path))
+}
+
+/// Writes `topics.csv`: one row per topic.
+pub fn topics_csv(path: &Path, corpus: &Corpus, summary: &TopicSummary) -> Result<(), ExportError> {
+    let t = &summary.topics;
+    let join_ids = |reps: &[usize]| {
+        reps.iter()
+            .map(|&i| corpus.documents[i].id.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let join_titles = |reps: &[usize]| {
+        reps.iter()
+            .map(|&i| display_title(corpus, i))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    let cols = vec![
+        Column::new(
+            "topic_id".into(),
+            t.iter().map(|x| x.id as u32).collect::<Vec<_>>(),
+        ),
+        csv::text_column("label", t.iter().map(|x| x.label.as_str())),
+        Column::new(
+            "size".into(),
+            t.iter().map(|x| x.size as u32).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "share".into(),
+            t.iter().map(|x| x.share).collect::<Vec<_>>(),
+        ),
+        csv::text_column(
+            "top_terms",
+            t.iter().map(|x| {
+                x.terms
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }),
+        ),
+        csv::text_column(
+            "representative_doc_ids",
+            t.iter().map(|x| join_ids(&x.representatives)),
+        ),
+        csv::text_column(
+            "representative_titles",
+            t.iter().map(|x| join_titles(&x.representatives)),
+        ),
+    ];
+    csv::write_csv(path, cols).map_err(werr(path))
+}
+
+/// Writes `terms.csv`: the ranked terms of every topic.
+pub fn terms_csv(path: &Path, summary: &TopicSummary) -> Result<(), ExportError> {
+    let (mut ids, mut ranks, mut terms, mut weights) = (vec![], vec![], vec![], vec![]);
+    for t in &summary.topics {
+        for (r, w) in t.terms.iter().enumerate() {
+            ids.push(t.id as u32);
+            ranks.push(r as u32 + 1);
+            terms.push(w.text.as_str());
+            weights.push(w.weight);
+        }
+    }
+    let cols = vec![
+        Column::new("topic_id".into(), ids),
+        Column::new("rank".into(), ranks),
+        csv::text_column("term", terms),
+        Column::new("weight".into(), weights),
+    ];
+    csv::write_csv(path, cols).map_err(werr(path))
+}
+
+/// Writes `k_selection.csv`: the automatic-k sweep.
+pub fn k_selection_csv(path: &Path, sel: &crate::cluster::KSelection) -> Result<(), ExportError> {
+    let cols = vec![
+        Column::new(
+            "k".into(),
+            sel.scores.iter().map(|s| s.k as u32).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "silhouette".into(),
+            sel.scores.iter().map(|s| s.silhouette).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "inertia".into(),
+            sel.scores.iter().map(|s| s.inertia).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "chosen".into(),
+            sel.scores
+                .iter()
+                .map(|s| s.k == sel.chosen)
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    csv::write_csv(path, cols).map_err(werr(path))
+}
+
+/// Writes any serializable value as pretty JSON.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ExportError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| ExportError::Write {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    std::fs::write(path, text + "\n").map_err(|e| ExportError::Write {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
+}

@@ -1,0 +1,285 @@
+//! Ingest: read every `[[input]]` into one [`Corpus`] of [`Document`]s.
+//!
+//! Paper lists (the seeds' plain-text format) are parsed by hand in [`paper_list`]; tables (CSV,
+//! TSV, Parquet, JSON, NDJSON) go through polars in [`table`]. Every file is checked before it is
+//! parsed (exists, is a file, not empty, UTF-8 text) so that a bad input fails with the file's name
+//! and, where it applies, the row and column, before anything is written. The raw bytes' size and
+//! sha256 are kept for `run.json`.
+
+pub mod paper_list;
+pub mod table;
+pub mod time;
+
+use crate::config::{InputFormat, InputSettings, OnBadDocument};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+pub use time::TimeValue;
+
+/// One document, as read from its input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// `<file-stem>:<n>` for paper lists, the id column (or `<file-stem>:<row>`) for tables.
+    pub id: String,
+    /// Index into [`Corpus::sources`].
+    pub source: usize,
+    /// Display title: the title column, or a snippet of the text for paper lists (filled after cleaning).
+    pub title: Option<String>,
+    /// The text to analyse (raw after ingest, plain after the clean stage).
+    pub text: String,
+    /// Raw time value and its parsed form, when the input names a time column.
+    pub time: Option<(String, TimeValue)>,
+    /// Ground-truth label, when the input names a label column.
+    pub label: Option<String>,
+    /// Batch name: the input's `batch` setting or the file stem. Used as the period when there is no time.
+    pub batch: String,
+}
+
+/// One input file that was read.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub format: InputFormat,
+    pub bytes: u64,
+    pub sha256: String,
+    /// Paper lists: the first non-empty line.
+    pub list_title: Option<String>,
+    /// Documents taken from this file.
+    pub documents: usize,
+}
+
+/// A document that was left out, and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Skipped {
+    pub file: PathBuf,
+    /// 1-based data row (tables, header excluded) or document number (paper lists).
+    pub row: usize,
+    pub reason: String,
+}
+
+/// All documents of a run, in input order.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    pub documents: Vec<Document>,
+    pub sources: Vec<SourceFile>,
+    pub skipped: Vec<Skipped>,
+    /// Whether any input named a time / label column.
+    pub has_time: bool,
+    pub has_label: bool,
+}
+
+impl Corpus {
+    pub fn len(&self) -> usize {
+        self.documents.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.documents.is_empty()
+    }
+}
+
+/// Ingest errors: each names the file, and the row and column where that applies.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("input {0}: file not found")]
+    NotFound(PathBuf),
+    #[error("input {0}: the glob matched no files")]
+    NoMatch(String),
+    #[error("input {0}: bad glob pattern: {1}")]
+    BadGlob(String, String),
+    #[error("input {0}: is a directory, not a file")]
+    IsDirectory(PathBuf),
+    #[error("input {path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("input {0}: the file is empty")]
+    Empty(PathBuf),
+    #[error("input {0}: the file is UTF-16 ({1}); save it as UTF-8")]
+    Utf16(PathBuf, &'static str),
+    #[error("input {path}: not valid UTF-8 at byte {offset} (line {line}, column {column}); save it as UTF-8")]
+    NotUtf8 {
+        path: PathBuf,
+        offset: usize,
+        line: usize,
+        column: usize,
+    },
+    #[error("input {path}: binary data (a NUL byte at byte {offset}, line {line}); expected text")]
+    Binary {
+        path: PathBuf,
+        offset: usize,
+        line: usize,
+    },
+    #[error("input {0}: cannot tell the format from the extension; set format = \"paper-list\" | \"csv\" | \"tsv\" | \"parquet\" | \"json\" | \"ndjson\"")]
+    UnknownFormat(PathBuf),
+    #[error("input {path}: {message}")]
+    Table { path: PathBuf, message: String },
+    #[error("input {path}: column {column:?} not found (columns: {available})")]
+    MissingColumn {
+        path: PathBuf,
+        column: String,
+        available: String,
+    },
+    #[error("input {path}: row {row}, column {column:?}: {message}")]
+    BadCell {
+        path: PathBuf,
+        row: usize,
+        column: String,
+        message: String,
+    },
+    #[error("input {path}: document {row}: {reason} (on-bad-document = \"fail\")")]
+    BadDocument {
+        path: PathBuf,
+        row: usize,
+        reason: String,
+    },
+    #[error("input {path}: no documents (the file has a title line but nothing after it)")]
+    NoDocuments { path: PathBuf },
+}
+
+/// Reads every input, in order.
+pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus, IngestError> {
+    let mut corpus = Corpus::default();
+    for input in inputs {
+        for path in expand(input)? {
+            let format = match input.format {
+                Some(f) => f,
+                None => InputFormat::from_path(&path)
+                    .ok_or_else(|| IngestError::UnknownFormat(path.clone()))?,
+            };
+            let before = corpus.documents.len();
+            let source = corpus.sources.len();
+            let (bytes, sha256, list_title) = if format == InputFormat::PaperList {
+                let raw = read_checked(&path)?;
+                let text = check_text(&path, &raw)?;
+                let list = paper_list::parse(text, &path, input, source);
+                if list.documents.is_empty() {
+                    return Err(IngestError::NoDocuments { path });
+                }
+                corpus.documents.extend(list.documents);
+                (raw.len() as u64, sha256_hex(&raw), list.title)
+            } else {
+                let raw = read_checked(&path)?;
+                if format != InputFormat::Parquet {
+                    check_text(&path, &raw)?;
+                }
+                let docs = table::read(
+                    &path,
+                    format,
+                    input,
+                    source,
+                    &raw,
+                    on_bad,
+                    &mut corpus.skipped,
+                )?;
+                corpus.documents.extend(docs);
+                (raw.len() as u64, sha256_hex(&raw), None)
+            };
+            corpus.has_time |= input.time.is_some();
+            corpus.has_label |= input.label.is_some();
+            corpus.sources.push(SourceFile {
+                path,
+                format,
+                bytes,
+                sha256,
+                list_title,
+                documents: corpus.documents.len() - before,
+            });
+        }
+    }
+    Ok(corpus)
+}
+
+/// The files an input names, sorted; errors when a plain path is missing or a glob matches nothing.
+pub fn expand(input: &InputSettings) -> Result<Vec<PathBuf>, IngestError> {
+    let text = input.resolved.to_string_lossy().to_string();
+    if !text.contains(['*', '?', '[']) {
+        let p = input.resolved.clone();
+        return match std::fs::metadata(&p) {
+            Ok(m) if m.is_dir() => Err(IngestError::IsDirectory(p)),
+            Ok(_) => Ok(vec![p]),
+            Err(_) => Err(IngestError::NotFound(p)),
+        };
+    }
+    let mut paths: Vec<PathBuf> = glob::glob(&text)
+        .map_err(|e| IngestError::BadGlob(input.pattern.clone(), e.to_string()))?
+        .filter_map(Result::ok)
+        .filter(|p| p.is_file())
+        .collect();
+    if paths.is_empty() {
+        return Err(IngestError::NoMatch(text));
+    }
+    paths.sort();
+    Ok(paths)
+}
+
+/// Reads a whole file, refusing directories and empty files.
+pub fn read_checked(path: &Path) -> Result<Vec<u8>, IngestError> {
+    let meta = std::fs::metadata(path).map_err(|_| IngestError::NotFound(path.to_path_buf()))?;
+    if meta.is_dir() {
+        return Err(IngestError::IsDirectory(path.to_path_buf()));
+    }
+    let raw = std::fs::read(path).map_err(|source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if raw.is_empty() {
+        return Err(IngestError::Empty(path.to_path_buf()));
+    }
+    Ok(raw)
+}
+
+/// Checks that bytes are UTF-8 text (a UTF-8 BOM is allowed) and returns the text without the BOM.
+pub fn check_text<'a>(path: &Path, raw: &'a [u8]) -> Result<&'a str, IngestError> {
+    if raw.starts_with(&[0xFF, 0xFE]) {
+        return Err(IngestError::Utf16(path.to_path_buf(), "little-endian BOM"));
+    }
+    if raw.starts_with(&[0xFE, 0xFF]) {
+        return Err(IngestError::Utf16(path.to_path_buf(), "big-endian BOM"));
+    }
+    let line_col = |offset: usize| {
+        let before = &raw[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let column = String::from_utf8_lossy(&raw[start..offset]).chars().count() + 1;
+        (line, column)
+    };
+    let text = std::str::from_utf8(raw).map_err(|e| {
+        let offset = e.valid_up_to();
+        let (line, column) = line_col(offset);
+        IngestError::NotUtf8 {
+            path: path.to_path_buf(),
+            offset,
+            line,
+            column,
+        }
+    })?;
+    if let Some(offset) = memchr_nul(raw) {
+        let (line, _) = line_col(offset);
+        return Err(IngestError::Binary {
+            path: path.to_path_buf(),
+            offset,
+            line,
+        });
+    }
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+fn memchr_nul(raw: &[u8]) -> Option<usize> {
+    raw.iter().position(|&b| b == 0)
+}
+
+fn sha256_hex(raw: &[u8]) -> String {
+    let digest = Sha256::digest(raw);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The file stem, used in ids and as the default batch name.
+pub fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "input".into())
+}

@@ -1,0 +1,215 @@
+//! Tables (CSV, TSV, Parquet, JSON, NDJSON) read through polars.
+//!
+//! Text tables are read with every column as a string (no schema inference), so an odd year or a
+//! numeric-looking id never changes type under us; typed formats (Parquet, JSON) are cast to
+//! strings column by column. The pipeline's `text` columns are joined with a space, in order.
+//! Rows are numbered from 1, header excluded, in every message.
+
+use super::{file_stem, Document, IngestError, Skipped, TimeValue};
+use crate::config::{InputFormat, InputSettings, OnBadDocument};
+use polars::prelude::*;
+use std::io::Cursor;
+use std::path::Path;
+
+/// Reads one table file into documents.
+pub fn read(
+    path: &Path,
+    format: InputFormat,
+    input: &InputSettings,
+    source: usize,
+    raw: &[u8],
+    on_bad: OnBadDocument,
+    skipped: &mut Vec<Skipped>,
+) -> Result<Vec<Document>, IngestError> {
+    let df = load_frame(path, format, raw)?;
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let has = |c: &str| names.iter().any(|n| n == c);
+    let text_cols: Vec<String> = match &input.text {
+        Some(cols) => cols.clone(),
+        None if has("title") && has("abstract") => vec!["title".into(), "abstract".into()],
+        None if has("abstract") => vec!["abstract".into()],
+        None if has("text") => vec!["text".into()],
+        None => {
+            return Err(IngestError::Table {
+                path: path.to_path_buf(),
+                message: format!(
+                    "no text columns set and none of title+abstract, abstract or text exist (columns: {}); set text = [\"...\"]",
+                    names.join(", ")
+                ),
+            })
+        }
+    };
+    let column = |name: &str| -> Result<StringChunked, IngestError> {
+        let col = df.column(name).map_err(|_| IngestError::MissingColumn {
+            path: path.to_path_buf(),
+            column: name.to_string(),
+            available: names.join(", "),
+        })?;
+        let col = col
+            .cast(&DataType::String)
+            .map_err(|e| IngestError::Table {
+                path: path.to_path_buf(),
+                message: format!("column {name:?} cannot be read as text: {e}"),
+            })?;
+        Ok(col
+            .str()
+            .map_err(|e| IngestError::Table {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?
+            .clone())
+    };
+    let texts = text_cols
+        .iter()
+        .map(|c| column(c))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ids = input.id.as_deref().map(column).transpose()?;
+    let title_col = match &input.title {
+        Some(t) => Some(column(t)?),
+        None if has("title") => Some(column("title")?),
+        None => None,
+    };
+    let times = input.time.as_deref().map(column).transpose()?;
+    let labels = input.label.as_deref().map(column).transpose()?;
+    let filter = match &input.filter {
+        Some(f) => Some((column(&f.column)?, &f.values)),
+        None => None,
+    };
+
+    let stem = file_stem(path);
+    let batch = input.batch.clone().unwrap_or_else(|| stem.clone());
+    let mut docs = Vec::with_capacity(df.height());
+    fn cell(c: &StringChunked, i: usize) -> Option<&str> {
+        c.get(i).map(str::trim).filter(|s| !s.is_empty())
+    }
+    for i in 0..df.height() {
+        let row = i + 1;
+        if let Some((col, values)) = &filter {
+            match cell(col, i) {
+                Some(v) if values.iter().any(|x| x == v) => {}
+                _ => continue,
+            }
+        }
+        if input.limit.is_some_and(|l| docs.len() >= l) {
+            break;
+        }
+        let mut text = String::new();
+        for c in &texts {
+            if let Some(part) = cell(c, i) {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str(part);
+            }
+        }
+        let mut bad = |reason: String| -> Result<(), IngestError> {
+            match on_bad {
+                OnBadDocument::Fail => Err(IngestError::BadDocument {
+                    path: path.to_path_buf(),
+                    row,
+                    reason,
+                }),
+                OnBadDocument::Skip => {
+                    skipped.push(Skipped {
+                        file: path.to_path_buf(),
+                        row,
+                        reason,
+                    });
+                    Ok(())
+                }
+            }
+        };
+        if text.is_empty() {
+            bad(format!("empty text in column(s) {}", text_cols.join(", ")))?;
+            continue;
+        }
+        let time = match (&times, input.time.as_deref()) {
+            (Some(col), Some(name)) => match cell(col, i) {
+                None => {
+                    bad(format!("empty time in column {name:?}"))?;
+                    continue;
+                }
+                Some(raw) => match TimeValue::parse(raw) {
+                    Ok(t) => Some((raw.to_string(), t)),
+                    Err(message) => {
+                        return Err(IngestError::BadCell {
+                            path: path.to_path_buf(),
+                            row,
+                            column: name.to_string(),
+                            message,
+                        })
+                    }
+                },
+            },
+            _ => None,
+        };
+        let id = ids
+            .as_ref()
+            .and_then(|c| cell(c, i))
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{stem}:{row}"));
+        docs.push(Document {
+            id,
+            source,
+            title: title_col
+                .as_ref()
+                .and_then(|c| cell(c, i))
+                .map(str::to_string),
+            text,
+            time,
+            label: labels.as_ref().and_then(|c| cell(c, i)).map(str::to_string),
+            batch: batch.clone(),
+        });
+    }
+    Ok(docs)
+}
+
+/// Parses the bytes into a DataFrame with polars.
+fn load_frame(path: &Path, format: InputFormat, raw: &[u8]) -> Result<DataFrame, IngestError> {
+    let err = |e: PolarsError| IngestError::Table {
+        path: path.to_path_buf(),
+        message: describe_polars_error(&e),
+    };
+    let cursor = Cursor::new(raw);
+    match format {
+        InputFormat::Csv | InputFormat::Tsv => {
+            let sep = if format == InputFormat::Tsv {
+                b'\t'
+            } else {
+                b','
+            };
+            CsvReadOptions::default()
+                .with_has_header(true)
+                .with_infer_schema_length(Some(0))
+                .map_parse_options(|p| p.with_separator(sep))
+                .into_reader_with_file_handle(cursor)
+                .finish()
+                .map_err(err)
+        }
+        InputFormat::Parquet => ParquetReader::new(cursor).finish().map_err(err),
+        InputFormat::Json => JsonReader::new(cursor)
+            .with_json_format(JsonFormat::Json)
+            .finish()
+            .map_err(err),
+        InputFormat::Ndjson => JsonReader::new(cursor)
+            .with_json_format(JsonFormat::JsonLines)
+            .finish()
+            .map_err(err),
+        InputFormat::PaperList => unreachable!("paper lists are parsed by paper_list"),
+    }
+}
+
+/// polars' messages can span lines; keep the first meaningful one.
+fn describe_polars_error(e: &PolarsError) -> String {
+    let s = e.to_string();
+    let first = s
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    format!("cannot parse the table: {first}")
+}

@@ -1,0 +1,115 @@
+//! Time values of a `time` column: a year (`2018`, `2018.0`) or an ISO date (`2025-03-14`,
+//! `2025-03`, `2025/03/14`, `2025-03-14T10:00:00Z`).
+//!
+//! Only unambiguous forms are accepted: `03/04/2025` could be March or April, so it is an error
+//! that names the row and column rather than a silent guess.
+
+use crate::config::Period;
+
+/// A parsed time value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TimeValue {
+    pub year: i32,
+    /// 1..=12 when the value was a date.
+    pub month: Option<u8>,
+}
+
+impl TimeValue {
+    /// Parses a cell. The error says what was expected.
+    pub fn parse(raw: &str) -> Result<TimeValue, String> {
+        let s = raw.trim();
+        let bad =
+            || format!("{s:?} is not a year or an ISO date (expected e.g. 2018 or 2025-03-14)");
+        if s.is_empty() {
+            return Err("empty time value".into());
+        }
+        // A year, possibly written as a float by a spreadsheet or pandas.
+        let year_part = s.strip_suffix(".0").unwrap_or(s);
+        if year_part.len() == 4 && year_part.bytes().all(|b| b.is_ascii_digit()) {
+            let year: i32 = year_part.parse().map_err(|_| bad())?;
+            return check_year(year, None).ok_or_else(bad);
+        }
+        let date = s.split(['T', ' ']).next().unwrap_or(s);
+        let sep = if date.contains('-') { '-' } else { '/' };
+        let parts: Vec<&str> = date.split(sep).collect();
+        if parts.len() < 2 || parts.len() > 3 || parts[0].len() != 4 {
+            return Err(bad());
+        }
+        let num = |p: &str, max: u32| -> Option<u32> {
+            if p.is_empty() || p.len() > 2 || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            p.parse().ok().filter(|v| (1..=max).contains(v))
+        };
+        let year: i32 = parts[0].parse().map_err(|_| bad())?;
+        let month = num(parts[1], 12).ok_or_else(bad)?;
+        if parts.len() == 3 {
+            num(parts[2], 31).ok_or_else(bad)?;
+        }
+        check_year(year, Some(month as u8)).ok_or_else(bad)
+    }
+
+    /// The period label of this value: `2018`, `2025-Q1` or `2025-03`.
+    /// A bare year stays a year under quarter and month buckets.
+    pub fn period(&self, period: Period) -> String {
+        match (period, self.month) {
+            (Period::Year, _) | (_, None) => format!("{}", self.year),
+            (Period::Quarter, Some(m)) => format!("{}-Q{}", self.year, (m - 1) / 3 + 1),
+            (Period::Month, Some(m)) => format!("{}-{:02}", self.year, m),
+        }
+    }
+}
+
+fn check_year(year: i32, month: Option<u8>) -> Option<TimeValue> {
+    (1000..=9999)
+        .contains(&year)
+        .then_some(TimeValue { year, month })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn years_and_dates() {
+        assert_eq!(
+            TimeValue::parse("2018").unwrap(),
+            TimeValue {
+                year: 2018,
+                month: None
+            }
+        );
+        assert_eq!(TimeValue::parse(" 2018.0 ").unwrap().year, 2018);
+        let d = TimeValue::parse("2025-03-14").unwrap();
+        assert_eq!(
+            d,
+            TimeValue {
+                year: 2025,
+                month: Some(3)
+            }
+        );
+        assert_eq!(d.period(Period::Quarter), "2025-Q1");
+        assert_eq!(d.period(Period::Month), "2025-03");
+        assert_eq!(d.period(Period::Year), "2025");
+        assert_eq!(TimeValue::parse("2025/11/02").unwrap().month, Some(11));
+        assert_eq!(
+            TimeValue::parse("2025-12-01T10:00:00Z").unwrap().month,
+            Some(12)
+        );
+    }
+
+    #[test]
+    fn ambiguous_or_junk_values_are_errors() {
+        for bad in [
+            "",
+            "n/a",
+            "03/04/2025",
+            "2025-13-01",
+            "20180",
+            "١٩٩٩",
+            "2025-1x",
+        ] {
+            assert!(TimeValue::parse(bad).is_err(), "{bad:?} should be rejected");
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! topicmap: find the topics in a collection of paper abstracts.
+//!
+//! The stages, one module each, in the order [`pipeline`] runs them:
+//!
+//! ```text
+//! ingest -> clean -> tokenize -> vectorize -> reduce -> cluster -> describe -> evaluate
+//!        -> export (CSV, JSON) / chart (PNG, SVG)
+//! ```
+//!
+//! [`config`] turns a pipeline file into validated settings, [`output`] makes report folders
+//! appear whole, and [`cli`] is the command line.
+
+pub mod chart;
+pub mod clean;
+pub mod cli;
+pub mod cluster;
+pub mod config;
+pub mod describe;
+pub mod evaluate;
+pub mod export;
+pub mod ingest;
+pub mod output;
+pub mod pipeline;
+pub mod progress;
+pub mod reduce;
+pub mod report;
+pub mod tokenize;
+pub mod vectorize;

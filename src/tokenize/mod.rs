@@ -1,0 +1,444 @@
+//! Tokenize: cleaned text -> words -> terms (Snowball stems), as a chain of small filters.
+//!
+//! The chain is built like tantivy's `TextAnalyzer`: a word segmenter (Unicode UAX #29) followed
+//! by filters, each a small value in its own file:
+//!
+//! ```text
+//! WordSegmenter -> LowerCaser -> RemoveNumbers -> LengthFilter -> StopWordFilter::mark -> Stemmer
+//! ```
+//!
+//! Order matters: the stop-word list and the stemmer expect lowercase input, and stop words are
+//! *marked*, not removed, so that phrase detection later sees "chain of thought" whole.
+//!
+//! Every filter works on one token at a time, so a corpus is analysed per distinct word, not per
+//! occurrence: [`TokenizedCorpus::build`] interns the words of each chunk of documents in
+//! parallel, merges the chunk vocabularies in chunk order (so ids never depend on the thread
+//! count), runs the chain once per distinct word, and keeps each document as a sequence of word
+//! ids. The hot loop does a hash lookup per word and allocates nothing. For each stem the most
+//! frequent surface form is kept, so people read "clustering", never "cluster" or "languag".
+
+mod length;
+mod lower_caser;
+mod numbers;
+mod stemmer;
+pub mod stop_words;
+mod token;
+
+pub use length::LengthFilter;
+pub use lower_caser::LowerCaser;
+pub use numbers::RemoveNumbers;
+pub use stemmer::{Language, Stemmer};
+pub use stop_words::StopWordFilter;
+pub use token::{Token, TokenFilter};
+
+use crate::config::{StopWordList, TokenizeSettings};
+use crate::ingest::Corpus;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Documents per chunk in parallel passes. Fixed, so results never depend on the thread count.
+pub const CHUNK: usize = 2048;
+
+/// Splits text into words (Unicode word boundaries, UAX #29).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WordSegmenter;
+
+impl WordSegmenter {
+    /// The words of `text`, as slices of it.
+    pub fn words<'a>(&self, text: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        text.unicode_words()
+    }
+}
+
+/// A segmenter followed by a chain of filters.
+#[derive(Debug)]
+pub struct Analyzer {
+    segmenter: WordSegmenter,
+    filters: Vec<Box<dyn TokenFilter>>,
+}
+
+/// Builds an [`Analyzer`] one filter at a time.
+#[derive(Debug, Default)]
+pub struct AnalyzerBuilder {
+    filters: Vec<Box<dyn TokenFilter>>,
+}
+
+impl AnalyzerBuilder {
+    pub fn filter(mut self, f: impl TokenFilter + 'static) -> Self {
+        self.filters.push(Box::new(f));
+        self
+    }
+    pub fn build(self) -> Analyzer {
+        Analyzer {
+            segmenter: WordSegmenter,
+            filters: self.filters,
+        }
+    }
+}
+
+impl Analyzer {
+    pub fn builder() -> AnalyzerBuilder {
+        AnalyzerBuilder::default()
+    }
+
+    /// The chain the pipeline settings describe.
+    pub fn from_settings(s: &TokenizeSettings) -> Analyzer {
+        let mut stop: Vec<String> = match s.stop_words {
+            StopWordList::English => stop_words::ENGLISH
+                .iter()
+                .chain(stop_words::ABSTRACT_BOILERPLATE)
+                .map(|w| w.to_string())
+                .collect(),
+            StopWordList::None => Vec::new(),
+        };
+        stop.extend(s.extra_stop_words.iter().cloned());
+        let mut b = Analyzer::builder()
+            .filter(LowerCaser)
+            .filter(RemoveNumbers)
+            .filter(LengthFilter::between(s.min_length, s.max_length))
+            .filter(StopWordFilter::mark(stop));
+        if s.stem {
+            let lang = Language::from_name(&s.language)
+                .unwrap_or(Language(rust_stemmers::Algorithm::English));
+            b = b.filter(Stemmer::new(lang));
+        }
+        b.build()
+    }
+
+    /// Runs the chain on a text: every word, in order, with stop words marked.
+    pub fn analyze(&self, text: &str) -> Vec<Token> {
+        let mut tokens: Vec<Token> = self.segmenter.words(text).map(Token::new).collect();
+        for f in &self.filters {
+            f.apply(&mut tokens);
+        }
+        tokens
+    }
+
+    /// Runs the chain on one word; `None` when a filter removed it.
+    pub fn analyze_word(&self, word: &str) -> Option<Token> {
+        let mut tokens = vec![Token::new(word)];
+        for f in &self.filters {
+            f.apply(&mut tokens);
+        }
+        tokens.pop()
+    }
+}
+
+/// What the chain made of a distinct word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WordKind {
+    /// Removed by a filter (a number, too short or too long).
+    Dropped,
+    /// A stop word: never a feature, but may sit inside a phrase.
+    Stop,
+    /// A content word, counted as this term.
+    Term(u32),
+}
+
+/// A distinct word of the corpus.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// Lowercased surface form.
+    pub surface: String,
+    pub kind: WordKind,
+}
+
+/// A term: a stem, shown by its most frequent surface form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    pub stem: String,
+    /// The most frequent lowercased surface of the stem (ties: alphabetically first).
+    pub surface: String,
+    /// Occurrences in the corpus.
+    pub count: u64,
+}
+
+/// Every document as a sequence of word ids, plus the word and term vocabularies.
+#[derive(Debug, Clone)]
+pub struct TokenizedCorpus {
+    pub words: Vec<Word>,
+    pub terms: Vec<Term>,
+    offsets: Vec<usize>,
+    doc_words: Vec<u32>,
+}
+
+impl TokenizedCorpus {
+    /// Analyses every document's text (already cleaned).
+    pub fn build(corpus: &Corpus, analyzer: &Analyzer) -> TokenizedCorpus {
+        let texts: Vec<&str> = corpus.documents.iter().map(|d| d.text.as_str()).collect();
+        Self::build_texts(&texts, analyzer)
+    }
+
+    /// As [`Self::build`], on plain texts.
+    pub fn build_texts(texts: &[&str], analyzer: &Analyzer) -> TokenizedCorpus {
+        let seg = analyzer.segmenter;
+        // Phase 1, parallel: intern each chunk's words locally.
+        struct Chunk<'a> {
+            vocab: Vec<&'a str>,
+            lens: Vec<u32>,
+            ids: Vec<u32>,
+        }
+        let chunks: Vec<Chunk> = texts
+            .par_chunks(CHUNK)
+            .map(|docs| {
+                let mut map: FxHashMap<&str, u32> = FxHashMap::default();
+                let mut c = Chunk {
+                    vocab: Vec::new(),
+                    lens: Vec::with_capacity(docs.len()),
+                    ids: Vec::new(),
+                };
+                for text in docs {
+                    let before = c.ids.len();
+                    for w in seg.words(text) {
+                        let id = *map.entry(w).or_insert_with(|| {
+                            c.vocab.push(w);
+                            (c.vocab.len() - 1) as u32
+                        });
+                        c.ids.push(id);
+                    }
+                    c.lens.push((c.ids.len() - before) as u32);
+                }
+                c
+            })
+            .collect();
+        // Phase 2, in chunk order: global word ids.
+        let mut global: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut raw_words: Vec<&str> = Vec::new();
+        let maps: Vec<Vec<u32>> = chunks
+            .iter()
+            .map(|c| {
+                c.vocab
+                    .iter()
+                    .map(|w| {
+                        *global.entry(w).or_insert_with(|| {
+                            raw_words.push(w);
+                            (raw_words.len() - 1) as u32
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        drop(global);
+        let mut offsets = Vec::with_capacity(texts.len() + 1);
+        offsets.push(0usize);
+        for c in &chunks {
+            for &l in &c.lens {
+                offsets.push(offsets.last().copied().unwrap_or(0) + l as usize);
+            }
+        }
+        let total = offsets.last().copied().unwrap_or(0);
+        let mut doc_words = vec![0u32; total];
+        {
+            let mut slices: Vec<&mut [u32]> = Vec::with_capacity(chunks.len());
+            let mut rest = doc_words.as_mut_slice();
+            for c in &chunks {
+                let (head, tail) = rest.split_at_mut(c.ids.len());
+                slices.push(head);
+                rest = tail;
+            }
+            slices
+                .into_par_iter()
+                .zip(chunks.par_iter().zip(maps.par_iter()))
+                .for_each(|(out, (c, map))| {
+                    for (o, &id) in out.iter_mut().zip(&c.ids) {
+                        *o = map[id as usize];
+                    }
+                });
+        }
+        drop(chunks);
+        // Phase 3: the chain, once per distinct word, in parallel; terms interned in word order.
+        let analysed: Vec<Option<Token>> = raw_words
+            .par_iter()
+            .map(|w| analyzer.analyze_word(w))
+            .collect();
+        let mut counts = vec![0u64; raw_words.len()];
+        for &w in &doc_words {
+            counts[w as usize] += 1;
+        }
+        let mut stem_ids: FxHashMap<String, u32> = FxHashMap::default();
+        let mut terms: Vec<Term> = Vec::new();
+        let mut surface_counts: Vec<FxHashMap<String, u64>> = Vec::new();
+        let words: Vec<Word> = raw_words
+            .iter()
+            .zip(analysed)
+            .enumerate()
+            .map(|(i, (raw, tok))| match tok {
+                None => Word {
+                    surface: raw.to_lowercase(),
+                    kind: WordKind::Dropped,
+                },
+                Some(t) if t.stop => Word {
+                    surface: t.surface,
+                    kind: WordKind::Stop,
+                },
+                Some(t) => {
+                    let id = *stem_ids.entry(t.text.clone()).or_insert_with(|| {
+                        terms.push(Term {
+                            stem: t.text.clone(),
+                            surface: String::new(),
+                            count: 0,
+                        });
+                        surface_counts.push(FxHashMap::default());
+                        (terms.len() - 1) as u32
+                    });
+                    terms[id as usize].count += counts[i];
+                    *surface_counts[id as usize]
+                        .entry(t.surface.clone())
+                        .or_default() += counts[i];
+                    Word {
+                        surface: t.surface,
+                        kind: WordKind::Term(id),
+                    }
+                }
+            })
+            .collect();
+        for (term, surfaces) in terms.iter_mut().zip(surface_counts) {
+            let best = surfaces
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)));
+            term.surface = best.map(|(s, _)| s).unwrap_or_else(|| term.stem.clone());
+        }
+        TokenizedCorpus {
+            words,
+            terms,
+            offsets,
+            doc_words,
+        }
+    }
+
+    pub fn n_docs(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// All word ids of document `i`, in order (stop words and dropped words included).
+    pub fn doc_words(&self, i: usize) -> &[u32] {
+        &self.doc_words[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// The term ids of document `i`, in order (stop words and dropped words left out).
+    pub fn doc_terms(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
+        self.doc_words(i)
+            .iter()
+            .filter_map(|&w| match self.words[w as usize].kind {
+                WordKind::Term(t) => Some(t),
+                _ => None,
+            })
+    }
+
+    /// Keeps the documents whose `keep` flag is set (term counts are unchanged when the removed
+    /// documents have no terms, which is what this is used for).
+    pub fn retain_docs(&mut self, keep: &[bool]) {
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        let mut words = Vec::with_capacity(self.doc_words.len());
+        offsets.push(0);
+        for (i, &k) in keep.iter().enumerate().take(self.n_docs()) {
+            if k {
+                words.extend_from_slice(self.doc_words(i));
+                offsets.push(words.len());
+            }
+        }
+        self.offsets = offsets;
+        self.doc_words = words;
+    }
+
+    /// Documents with no term at all (e.g. only stop words).
+    pub fn empty_docs(&self) -> Vec<usize> {
+        (0..self.n_docs())
+            .filter(|&i| self.doc_terms(i).next().is_none())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> TokenizeSettings {
+        TokenizeSettings {
+            language: "english".into(),
+            stem: true,
+            stop_words: StopWordList::English,
+            extra_stop_words: vec!["foo".into()],
+            min_length: 2,
+            max_length: 40,
+            ngram_range: [1, 1],
+            min_df: None,
+            max_df: crate::config::DocFreq::Fraction(1.0),
+            max_features: None,
+        }
+    }
+
+    #[test]
+    fn chain_on_mixed_text() {
+        let a = Analyzer::from_settings(&settings());
+        let toks = a.analyze("The Clustering of 2018 naïve LLMs — über-models, 中文 foo!");
+        let kept: Vec<(&str, &str, bool)> = toks
+            .iter()
+            .map(|t| (t.text.as_str(), t.surface.as_str(), t.stop))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("the", "the", true),
+                ("cluster", "clustering", false),
+                ("of", "of", true),
+                ("naiv", "naïve", false),
+                ("llm", "llms", false),
+                ("über", "über", false),
+                ("model", "models", false),
+                ("中文", "中文", false),
+                ("foo", "foo", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn corpus_keeps_most_frequent_surface_and_order() {
+        let a = Analyzer::from_settings(&settings());
+        let texts = [
+            "Clustering clusters.",
+            "clustering of languages",
+            "Clustering language models",
+        ];
+        let tc = TokenizedCorpus::build_texts(&texts, &a);
+        assert_eq!(tc.n_docs(), 3);
+        let surfaces: Vec<&str> = tc.terms.iter().map(|t| t.surface.as_str()).collect();
+        assert_eq!(
+            surfaces,
+            ["clustering", "language", "models"],
+            "ties go to the alphabetically first surface"
+        );
+        let t0: Vec<u32> = tc.doc_terms(0).collect();
+        assert_eq!(t0, [0, 0], "clustering and clusters share a stem");
+        assert_eq!(tc.terms[0].count, 4);
+        assert_eq!(
+            tc.doc_words(1).len(),
+            3,
+            "stop words stay in the word stream"
+        );
+        assert_eq!(tc.doc_terms(1).count(), 2);
+    }
+
+    #[test]
+    fn ids_do_not_depend_on_chunking_or_threads() {
+        let a = Analyzer::from_settings(&settings());
+        let texts: Vec<String> = (0..5000)
+            .map(|i| format!("word{} topic{} shared text", i % 97, i % 13))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let a1 = one.install(|| TokenizedCorpus::build_texts(&refs, &a));
+        let a2 = two.install(|| TokenizedCorpus::build_texts(&refs, &a));
+        assert_eq!(a1.terms, a2.terms);
+        assert_eq!(a1.doc_words, a2.doc_words);
+        assert_eq!(a1.words, a2.words);
+    }
+}

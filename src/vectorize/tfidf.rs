@@ -1,0 +1,598 @@
+//! TF-IDF fitting and transformation. See the module above for the formulas.
+
+use super::CsrMatrix;
+use crate::config::{DocFreq, Norm};
+use crate::tokenize::{TokenizedCorpus, CHUNK};
+use ndarray::Array1;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+/// TF-IDF parameters, linfa style. Build with [`TfIdfParams::new`], check with [`TfIdfParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TfIdfParams {
+    min_df: Option<DocFreq>,
+    max_df: DocFreq,
+    max_features: Option<usize>,
+    ngram_range: [usize; 2],
+    sublinear_tf: bool,
+    smooth_idf: bool,
+    norm: Norm,
+}
+
+/// Rule violations, one variant per rule.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum TfIdfError {
+    #[error("min-df {min} is larger than the corpus ({docs} documents)")]
+    MinDfTooLarge { min: u64, docs: usize },
+    #[error("max-df ({max}) corresponds to fewer documents than min-df ({min})")]
+    MaxBelowMin { max: usize, min: usize },
+    #[error("no terms are left after min-df = {min_df} and max-df = {max_df} on {docs} documents: lower min-df or raise max-df")]
+    NoTerms {
+        min_df: usize,
+        max_df: usize,
+        docs: usize,
+    },
+    #[error("ngram-range must satisfy 1 <= min <= max <= 3")]
+    BadNgramRange,
+    #[error("the corpus has no documents")]
+    NoDocuments,
+}
+
+impl Default for TfIdfParams {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TfIdfParams {
+    /// Defaults: automatic `min_df` (see [`TfIdfParams::effective_min_df`]), `max_df` 0.5, no
+    /// `max_features`, unigrams, sublinear TF on, smooth IDF on, L2 norm.
+    pub fn new() -> Self {
+        TfIdfParams {
+            min_df: None,
+            max_df: DocFreq::Fraction(0.5),
+            max_features: None,
+            ngram_range: [1, 1],
+            sublinear_tf: true,
+            smooth_idf: true,
+            norm: Norm::L2,
+        }
+    }
+    pub fn min_df(mut self, v: Option<DocFreq>) -> Self {
+        self.min_df = v;
+        self
+    }
+    pub fn max_df(mut self, v: DocFreq) -> Self {
+        self.max_df = v;
+        self
+    }
+    pub fn max_features(mut self, v: Option<usize>) -> Self {
+        self.max_features = v;
+        self
+    }
+    pub fn ngram_range(mut self, v: [usize; 2]) -> Self {
+        self.ngram_range = v;
+        self
+    }
+    pub fn sublinear_tf(mut self, v: bool) -> Self {
+        self.sublinear_tf = v;
+        self
+    }
+    pub fn smooth_idf(mut self, v: bool) -> Self {
+        self.smooth_idf = v;
+        self
+    }
+    pub fn norm(mut self, v: Norm) -> Self {
+        self.norm = v;
+        self
+    }
+
+    /// Checks the rules that do not depend on the corpus.
+    pub fn check(self) -> Result<Self, TfIdfError> {
+        let [lo, hi] = self.ngram_range;
+        if lo == 0 || lo > hi || hi > 3 {
+            return Err(TfIdfError::BadNgramRange);
+        }
+        Ok(self)
+    }
+
+    /// The automatic minimum document frequency: 1 below 20 documents, 2 below 500, else 5
+    /// (scikit-learn's text-clustering example uses 5).
+    pub fn effective_min_df(&self, n_docs: usize) -> usize {
+        match self.min_df {
+            Some(DocFreq::Count(c)) => c as usize,
+            Some(DocFreq::Fraction(f)) => (f * n_docs as f64).ceil() as usize,
+            None if n_docs < 20 => 1,
+            None if n_docs < 500 => 2,
+            None => 5,
+        }
+    }
+
+    fn effective_max_df(&self, n_docs: usize) -> usize {
+        match self.max_df {
+            DocFreq::Count(c) => c as usize,
+            DocFreq::Fraction(f) => (f * n_docs as f64).floor() as usize,
+        }
+    }
+
+    /// Learns the vocabulary and IDF and returns the TF-IDF matrix of the corpus.
+    pub fn fit(&self, tc: &TokenizedCorpus) -> Result<TfIdf, TfIdfError> {
+        let n = tc.n_docs();
+        if n == 0 {
+            return Err(TfIdfError::NoDocuments);
+        }
+        if let Some(DocFreq::Count(c)) = self.min_df {
+            if c as usize > n {
+                return Err(TfIdfError::MinDfTooLarge { min: c, docs: n });
+            }
+        }
+        let min_df = self.effective_min_df(n).max(1);
+        let max_df = self.effective_max_df(n);
+        if max_df < min_df {
+            return Err(TfIdfError::MaxBelowMin {
+                max: max_df,
+                min: min_df,
+            });
+        }
+        let streams = FeatureStreams::build(tc, self.ngram_range);
+        // Document frequency and corpus frequency of every candidate feature.
+        let n_cand = streams.keys.len();
+        let (df, tf) = streams
+            .chunks
+            .par_iter()
+            .fold(
+                || (vec![0u32; n_cand], vec![0u64; n_cand]),
+                |(mut df, mut tf), chunk| {
+                    let mut buf = Vec::new();
+                    for doc in chunk.docs() {
+                        count_sorted(doc, &mut buf);
+                        for &(f, c) in &buf {
+                            df[f as usize] += 1;
+                            tf[f as usize] += c as u64;
+                        }
+                    }
+                    (df, tf)
+                },
+            )
+            .reduce(
+                || (vec![0u32; n_cand], vec![0u64; n_cand]),
+                |(mut a, mut b), (c, d)| {
+                    a.iter_mut().zip(c).for_each(|(x, y)| *x += y);
+                    b.iter_mut().zip(d).for_each(|(x, y)| *x += y);
+                    (a, b)
+                },
+            );
+        let mut keep: Vec<u32> = (0..n_cand as u32)
+            .filter(|&f| {
+                let d = df[f as usize] as usize;
+                d >= min_df && d <= max_df
+            })
+            .collect();
+        if let Some(limit) = self.max_features {
+            if keep.len() > limit {
+                let mut by_freq = keep.clone();
+                by_freq.sort_by(|&a, &b| tf[b as usize].cmp(&tf[a as usize]).then(a.cmp(&b)));
+                by_freq.truncate(limit);
+                by_freq.sort_unstable();
+                keep = by_freq;
+            }
+        }
+        if keep.is_empty() {
+            return Err(TfIdfError::NoTerms {
+                min_df,
+                max_df,
+                docs: n,
+            });
+        }
+        let mut column = vec![u32::MAX; n_cand];
+        for (new, &old) in keep.iter().enumerate() {
+            column[old as usize] = new as u32;
+        }
+        let nf = n as f64;
+        let idf: Array1<f32> = keep
+            .iter()
+            .map(|&f| {
+                let d = df[f as usize] as f64;
+                let v = if self.smooth_idf {
+                    ((1.0 + nf) / (1.0 + d)).ln() + 1.0
+                } else {
+                    (nf / d).ln() + 1.0
+                };
+                v as f32
+            })
+            .collect();
+        let features: Vec<Feature> = keep
+            .iter()
+            .map(|&f| {
+                let key = &streams.keys[f as usize];
+                Feature {
+                    terms: key.clone(),
+                    stem: key
+                        .iter()
+                        .map(|&t| tc.terms[t as usize].stem.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    surface: key
+                        .iter()
+                        .map(|&t| tc.terms[t as usize].surface.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    df: df[f as usize],
+                }
+            })
+            .collect();
+        let matrix = self.weigh(&streams, &column, &idf, features.len());
+        Ok(TfIdf {
+            params: self.clone(),
+            matrix,
+            features,
+            idf,
+            min_df,
+            max_df,
+        })
+    }
+
+    /// Builds the weighted, normalised CSR matrix from feature streams.
+    fn weigh(
+        &self,
+        streams: &FeatureStreams,
+        column: &[u32],
+        idf: &Array1<f32>,
+        n_cols: usize,
+    ) -> CsrMatrix {
+        let parts: Vec<(Vec<usize>, Vec<u32>, Vec<f32>)> = streams
+            .chunks
+            .par_iter()
+            .map(|chunk| {
+                let mut lens = Vec::with_capacity(chunk.lens.len());
+                let mut idx = Vec::new();
+                let mut val = Vec::new();
+                let mut buf = Vec::new();
+                for doc in chunk.docs() {
+                    count_sorted(doc, &mut buf);
+                    let start = idx.len();
+                    for &(f, c) in &buf {
+                        let col = column[f as usize];
+                        if col == u32::MAX {
+                            continue;
+                        }
+                        let tf = if self.sublinear_tf {
+                            1.0 + (c as f32).ln()
+                        } else {
+                            c as f32
+                        };
+                        idx.push(col);
+                        val.push(tf * idf[col as usize]);
+                    }
+                    normalize(&mut val[start..], self.norm);
+                    lens.push(idx.len() - start);
+                }
+                (lens, idx, val)
+            })
+            .collect();
+        let nnz: usize = parts.iter().map(|p| p.1.len()).sum();
+        let rows: usize = parts.iter().map(|p| p.0.len()).sum();
+        let mut indptr = Vec::with_capacity(rows + 1);
+        let mut indices = Vec::with_capacity(nnz);
+        let mut data = Vec::with_capacity(nnz);
+        indptr.push(0);
+        for (lens, idx, val) in parts {
+            for l in lens {
+                indptr.push(indptr.last().copied().unwrap_or(0) + l);
+            }
+            indices.extend_from_slice(&idx);
+            data.extend_from_slice(&val);
+        }
+        CsrMatrix::new(n_cols, indptr, indices, data).expect("rows are built sorted and in range")
+    }
+}
+
+fn normalize(v: &mut [f32], norm: Norm) {
+    let s: f32 = match norm {
+        Norm::L2 => v.iter().map(|x| x * x).sum::<f32>().sqrt(),
+        Norm::L1 => v.iter().map(|x| x.abs()).sum(),
+        Norm::None => return,
+    };
+    if s > 0.0 {
+        v.iter_mut().for_each(|x| *x /= s);
+    }
+}
+
+/// Sorts a document's feature ids and run-length counts them into `out` as (id, count).
+fn count_sorted(doc: &[u32], out: &mut Vec<(u32, u32)>) {
+    let mut sorted: Vec<u32> = doc.to_vec();
+    sorted.sort_unstable();
+    out.clear();
+    for f in sorted {
+        match out.last_mut() {
+            Some((last, c)) if *last == f => *c += 1,
+            _ => out.push((f, 1)),
+        }
+    }
+}
+
+/// A feature: a term, or an n-gram of terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Feature {
+    /// Term ids of the tokenized corpus this was fitted on.
+    pub terms: Vec<u32>,
+    /// The stems, space-separated: the key used to map new documents onto this feature.
+    pub stem: String,
+    /// The surface forms, space-separated: what people read.
+    pub surface: String,
+    /// Document frequency in the training corpus.
+    pub df: u32,
+}
+
+/// A fitted TF-IDF model and the matrix of its training corpus.
+#[derive(Debug, Clone)]
+pub struct TfIdf {
+    params: TfIdfParams,
+    matrix: CsrMatrix,
+    features: Vec<Feature>,
+    idf: Array1<f32>,
+    min_df: usize,
+    max_df: usize,
+}
+
+impl TfIdf {
+    pub fn matrix(&self) -> &CsrMatrix {
+        &self.matrix
+    }
+    pub fn features(&self) -> &[Feature] {
+        &self.features
+    }
+    pub fn idf(&self) -> &Array1<f32> {
+        &self.idf
+    }
+    pub fn params(&self) -> &TfIdfParams {
+        &self.params
+    }
+    /// The document-frequency bounds actually applied, as counts.
+    pub fn df_bounds(&self) -> (usize, usize) {
+        (self.min_df, self.max_df)
+    }
+
+    /// Keeps the rows whose `keep` flag is set (documents left out after fitting).
+    pub fn retain_rows(&mut self, keep: &[bool]) {
+        let rows: Vec<usize> = (0..self.matrix.n_rows()).filter(|&i| keep[i]).collect();
+        self.matrix = self.matrix.select_rows(&rows);
+    }
+
+    /// Vectorizes another tokenized corpus with this vocabulary and IDF (unknown terms ignored).
+    pub fn transform(&self, tc: &TokenizedCorpus) -> CsrMatrix {
+        let by_stem: FxHashMap<&str, u32> = self
+            .features
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.stem.as_str(), i as u32))
+            .collect();
+        let streams = FeatureStreams::build(tc, self.params.ngram_range);
+        let column: Vec<u32> = streams
+            .keys
+            .iter()
+            .map(|key| {
+                let stem = key
+                    .iter()
+                    .map(|&t| tc.terms[t as usize].stem.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                by_stem.get(stem.as_str()).copied().unwrap_or(u32::MAX)
+            })
+            .collect();
+        self.params
+            .weigh(&streams, &column, &self.idf, self.features.len())
+    }
+}
+
+/// Each document as a stream of candidate feature ids (terms, plus n-grams when asked).
+struct FeatureStreams {
+    /// Candidate features: their term-id sequences.
+    keys: Vec<Vec<u32>>,
+    chunks: Vec<StreamChunk>,
+}
+
+struct StreamChunk {
+    lens: Vec<u32>,
+    ids: Vec<u32>,
+}
+
+impl StreamChunk {
+    fn docs(&self) -> impl Iterator<Item = &[u32]> {
+        let mut start = 0usize;
+        self.lens.iter().map(move |&l| {
+            let s = &self.ids[start..start + l as usize];
+            start += l as usize;
+            s
+        })
+    }
+}
+
+impl FeatureStreams {
+    fn build(tc: &TokenizedCorpus, [lo, hi]: [usize; 2]) -> FeatureStreams {
+        let docs: Vec<usize> = (0..tc.n_docs()).collect();
+        if lo == 1 && hi == 1 {
+            let chunks = docs
+                .par_chunks(CHUNK)
+                .map(|ds| {
+                    let mut c = StreamChunk {
+                        lens: Vec::with_capacity(ds.len()),
+                        ids: Vec::new(),
+                    };
+                    for &d in ds {
+                        let before = c.ids.len();
+                        c.ids.extend(tc.doc_terms(d));
+                        c.lens.push((c.ids.len() - before) as u32);
+                    }
+                    c
+                })
+                .collect();
+            let keys = (0..tc.terms.len() as u32).map(|t| vec![t]).collect();
+            return FeatureStreams { keys, chunks };
+        }
+        // n-grams: intern per chunk, then merge in chunk order (ids independent of threads).
+        let local: Vec<(Vec<[u32; 3]>, StreamChunk)> = docs
+            .par_chunks(CHUNK)
+            .map(|ds| {
+                let mut map: FxHashMap<[u32; 3], u32> = FxHashMap::default();
+                let mut vocab = Vec::new();
+                let mut c = StreamChunk {
+                    lens: Vec::with_capacity(ds.len()),
+                    ids: Vec::new(),
+                };
+                let mut terms = Vec::new();
+                for &d in ds {
+                    terms.clear();
+                    terms.extend(tc.doc_terms(d));
+                    let before = c.ids.len();
+                    for n in lo..=hi {
+                        for w in terms.windows(n) {
+                            let mut key = [u32::MAX; 3];
+                            key[..n].copy_from_slice(w);
+                            let id = *map.entry(key).or_insert_with(|| {
+                                vocab.push(key);
+                                (vocab.len() - 1) as u32
+                            });
+                            c.ids.push(id);
+                        }
+                    }
+                    c.lens.push((c.ids.len() - before) as u32);
+                }
+                (vocab, c)
+            })
+            .collect();
+        let mut global: FxHashMap<[u32; 3], u32> = FxHashMap::default();
+        let mut keys: Vec<Vec<u32>> = Vec::new();
+        let mut chunks = Vec::with_capacity(local.len());
+        for (vocab, mut c) in local {
+            let map: Vec<u32> = vocab
+                .iter()
+                .map(|k| {
+                    *global.entry(*k).or_insert_with(|| {
+                        keys.push(k.iter().copied().filter(|&t| t != u32::MAX).collect());
+                        (keys.len() - 1) as u32
+                    })
+                })
+                .collect();
+            c.ids.iter_mut().for_each(|id| *id = map[*id as usize]);
+            chunks.push(c);
+        }
+        FeatureStreams { keys, chunks }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{StopWordList, TokenizeSettings};
+    use crate::tokenize::Analyzer;
+    use approx::assert_abs_diff_eq;
+
+    fn tokenize(texts: &[&str]) -> TokenizedCorpus {
+        let s = TokenizeSettings {
+            language: "english".into(),
+            stem: false,
+            stop_words: StopWordList::None,
+            extra_stop_words: vec![],
+            min_length: 1,
+            max_length: 40,
+            ngram_range: [1, 1],
+            min_df: None,
+            max_df: DocFreq::Fraction(1.0),
+            max_features: None,
+        };
+        TokenizedCorpus::build_texts(texts, &Analyzer::from_settings(&s))
+    }
+
+    /// Hand-computed: docs "a a b", "b c", "c"; n = 3; df a=1, b=2, c=2.
+    /// smooth idf: a = ln(4/2)+1 = 1.693147, b = c = ln(4/3)+1 = 1.287682.
+    /// Raw tf, doc 0: a = 2*1.693147 = 3.386294, b = 1.287682; L2 norm = 3.622844
+    /// -> a = 0.934708, b = 0.355434.
+    #[test]
+    fn matches_hand_computed_values() {
+        let tc = tokenize(&["a a b", "b c", "c"]);
+        let params = TfIdfParams::new()
+            .min_df(Some(DocFreq::Count(1)))
+            .max_df(DocFreq::Fraction(1.0))
+            .sublinear_tf(false)
+            .check()
+            .unwrap();
+        let m = params.fit(&tc).unwrap();
+        let surfaces: Vec<&str> = m.features().iter().map(|f| f.surface.as_str()).collect();
+        assert_eq!(surfaces, ["a", "b", "c"]);
+        assert_abs_diff_eq!(m.idf()[0], 1.693147, epsilon = 1e-5);
+        assert_abs_diff_eq!(m.idf()[1], 1.287682, epsilon = 1e-5);
+        let (idx, val) = m.matrix().row(0);
+        assert_eq!(idx, &[0, 1]);
+        assert_abs_diff_eq!(val[0], 0.934708, epsilon = 1e-5);
+        assert_abs_diff_eq!(val[1], 0.355434, epsilon = 1e-5);
+        let (idx, val) = m.matrix().row(2);
+        assert_eq!(idx, &[2]);
+        assert_abs_diff_eq!(val[0], 1.0, epsilon = 1e-6);
+    }
+
+    /// Sublinear tf and non-smooth idf: doc 0 a: (1+ln 2)*(ln(3/1)+1) = 1.693147*2.098612 = 3.553227,
+    /// b: 1*(ln(3/2)+1) = 1.405465; norm 3.821101 -> 0.929896, 0.367817.
+    #[test]
+    fn sublinear_tf_and_plain_idf() {
+        let tc = tokenize(&["a a b", "b c", "c"]);
+        let m = TfIdfParams::new()
+            .min_df(Some(DocFreq::Count(1)))
+            .max_df(DocFreq::Fraction(1.0))
+            .smooth_idf(false)
+            .fit(&tc)
+            .unwrap();
+        let (_, val) = m.matrix().row(0);
+        assert_abs_diff_eq!(val[0], 0.929896, epsilon = 1e-5);
+        assert_abs_diff_eq!(val[1], 0.367817, epsilon = 1e-5);
+    }
+
+    #[test]
+    fn df_bounds_follow_sklearn() {
+        let tc = tokenize(&["a b", "a c", "a d", "b e"]);
+        // max_df 0.5 -> df <= 2: drops a (df 3). min_df 2 keeps only b.
+        let m = TfIdfParams::new()
+            .min_df(Some(DocFreq::Count(2)))
+            .max_df(DocFreq::Fraction(0.5))
+            .fit(&tc)
+            .unwrap();
+        let s: Vec<&str> = m.features().iter().map(|f| f.surface.as_str()).collect();
+        assert_eq!(s, ["b"]);
+        assert_eq!(
+            TfIdfParams::new()
+                .min_df(Some(DocFreq::Count(9)))
+                .fit(&tc)
+                .unwrap_err(),
+            TfIdfError::MinDfTooLarge { min: 9, docs: 4 }
+        );
+        assert!(matches!(
+            TfIdfParams::new()
+                .min_df(Some(DocFreq::Count(4)))
+                .max_df(DocFreq::Fraction(1.0))
+                .fit(&tc),
+            Err(TfIdfError::NoTerms { .. })
+        ));
+    }
+
+    #[test]
+    fn ngrams_and_transform_reuse_the_vocabulary() {
+        let tc = tokenize(&["language model", "language model rocks", "model"]);
+        let m = TfIdfParams::new()
+            .min_df(Some(DocFreq::Count(2)))
+            .max_df(DocFreq::Fraction(1.0))
+            .ngram_range([1, 2])
+            .fit(&tc)
+            .unwrap();
+        let s: Vec<&str> = m.features().iter().map(|f| f.surface.as_str()).collect();
+        assert_eq!(s, ["language", "model", "language model"]);
+        let again = m.transform(&tc);
+        assert_eq!(
+            &again,
+            m.matrix(),
+            "transform of the training corpus equals the fit"
+        );
+        let other = tokenize(&["unknown words model"]);
+        let t = m.transform(&other);
+        assert_eq!(t.row(0).0, &[1]);
+    }
+}

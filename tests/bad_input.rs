@@ -1,0 +1,204 @@
+//! Bad input: each case fails with exit code 2, a message naming the file (and row and column
+//! where that applies), and nothing written to the output folder.
+
+mod common;
+use common::*;
+use std::fs;
+use std::path::Path;
+
+/// Runs the pipeline and checks the failure contract; returns stderr.
+fn refuse(dir: &Path, pipeline_body: &str, extra: &[&str]) -> String {
+    let p = pipeline(dir, "p.toml", pipeline_body);
+    let out = dir.join("out");
+    let mut args = vec!["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "exit code; stderr: {err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(!out.exists(), "nothing may be written: {err}");
+    let leftovers: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "staging folders left: {leftovers:?}");
+    err
+}
+
+fn list_pipeline(path: &str) -> String {
+    format!(
+        "name = \"x\"\n[[input]]\npath = \"{path}\"\nformat = \"paper-list\"\n[cluster]\nk = 2\n"
+    )
+}
+
+#[test]
+fn missing_input_file() {
+    let d = tempfile::tempdir().unwrap();
+    let e = refuse(d.path(), &list_pipeline("missing-file.txt"), &[]);
+    assert!(
+        e.contains("missing-file.txt") && e.contains("not found"),
+        "{e}"
+    );
+}
+
+#[test]
+fn glob_that_matches_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let e = refuse(d.path(), &list_pipeline("lists/*.txt"), &[]);
+    assert!(
+        e.contains("lists/*.txt") && e.contains("matched no files"),
+        "{e}"
+    );
+}
+
+#[test]
+fn empty_file() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("empty.txt"), "").unwrap();
+    let e = refuse(d.path(), &list_pipeline("empty.txt"), &[]);
+    assert!(e.contains("empty.txt") && e.contains("empty"), "{e}");
+}
+
+#[test]
+fn file_that_is_not_utf8() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("latin.txt"),
+        b"Title\n\nna\xefve caf\xe9 text\n",
+    )
+    .unwrap();
+    let e = refuse(d.path(), &list_pipeline("latin.txt"), &[]);
+    assert!(
+        e.contains("latin.txt")
+            && e.contains("UTF-8")
+            && e.contains("byte 9")
+            && e.contains("line 3"),
+        "{e}"
+    );
+}
+
+#[test]
+fn utf16_file() {
+    let d = tempfile::tempdir().unwrap();
+    let mut bytes = vec![0xFF, 0xFE];
+    for u in "Title\n\nabc\n".encode_utf16() {
+        bytes.extend_from_slice(&u.to_le_bytes());
+    }
+    fs::write(d.path().join("u16.txt"), bytes).unwrap();
+    let e = refuse(d.path(), &list_pipeline("u16.txt"), &[]);
+    assert!(e.contains("u16.txt") && e.contains("UTF-16"), "{e}");
+}
+
+#[test]
+fn directory_given_as_file() {
+    let d = tempfile::tempdir().unwrap();
+    fs::create_dir(d.path().join("adir.txt")).unwrap();
+    let e = refuse(d.path(), &list_pipeline("adir.txt"), &[]);
+    assert!(e.contains("adir.txt") && e.contains("directory"), "{e}");
+}
+
+#[test]
+fn missing_column() {
+    let d = tempfile::tempdir().unwrap();
+    let body = format!(
+        "name = \"x\"\n[[input]]\npath = {:?}\ntext = [\"title\", \"summary\"]\n[cluster]\nk = 2\n",
+        fixture("papers.csv").display().to_string()
+    );
+    let e = refuse(d.path(), &body, &[]);
+    assert!(
+        e.contains("papers.csv") && e.contains("\"summary\"") && e.contains("abstract"),
+        "{e}"
+    );
+}
+
+#[test]
+fn non_numeric_year_names_row_and_column() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("t.csv"),
+        "id,year,abstract\na,2020,graph networks\nb,soon,graph models\n",
+    )
+    .unwrap();
+    let body = "name = \"x\"\n[[input]]\npath = \"t.csv\"\ntime = \"year\"\n[cluster]\nk = 1\n";
+    let e = refuse(d.path(), body, &[]);
+    assert!(
+        e.contains("t.csv") && e.contains("row 2") && e.contains("\"year\"") && e.contains("soon"),
+        "{e}"
+    );
+}
+
+#[test]
+fn all_documents_empty_after_cleaning() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("s.txt"),
+        "Title\n\nthe and of 2020\n\n$x^2$ \\cite{a}\n",
+    )
+    .unwrap();
+    let e = refuse(d.path(), &list_pipeline("s.txt"), &[]);
+    assert!(
+        e.contains("all documents are empty") && e.contains("s.txt"),
+        "{e}"
+    );
+}
+
+#[test]
+fn k_zero_and_k_larger_than_corpus() {
+    let d = tempfile::tempdir().unwrap();
+    let p = repo().join("pipelines/neurips-2026.toml");
+    let body = fs::read_to_string(&p).unwrap().replace(
+        "data/neurips-2026",
+        &repo()
+            .join("pipelines/data/neurips-2026")
+            .display()
+            .to_string(),
+    );
+    let e = refuse(d.path(), &body, &["--set", "cluster.k=0"]);
+    assert!(e.contains("cluster.k") && e.contains("p.toml"), "{e}");
+    let e = refuse(d.path(), &body, &["--set", "cluster.k=500"]);
+    assert!(e.contains("500") && e.contains("26"), "{e}");
+}
+
+#[test]
+fn unknown_pipeline_key_and_wrong_type_and_bad_name() {
+    let d = tempfile::tempdir().unwrap();
+    let e = refuse(
+        d.path(),
+        "name = \"x\"\n[cluster]\nk = 2\nseeed = 3\n[[input]]\npath = \"a.txt\"\n",
+        &[],
+    );
+    assert!(e.contains("seeed") && e.contains("p.toml"), "{e}");
+    let e = refuse(
+        d.path(),
+        "name = \"x\"\n[cluster]\nk = 2\nseed = \"abc\"\n[[input]]\npath = \"a.txt\"\n",
+        &[],
+    );
+    assert!(e.contains("seed") || e.contains("line 4"), "{e}");
+    let e = refuse(
+        d.path(),
+        "name = \"../../x\"\n[[input]]\npath = \"a.txt\"\n",
+        &[],
+    );
+    assert!(
+        e.contains("../../x") && e.contains("letters, digits"),
+        "{e}"
+    );
+}
+
+#[test]
+fn out_folder_with_foreign_files_is_never_replaced() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("mine");
+    fs::create_dir(&out).unwrap();
+    fs::write(out.join("notes.txt"), "keep me").unwrap();
+    let p = csv_pipeline(d.path(), "");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a topicmap report"));
+    assert_eq!(
+        fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "keep me"
+    );
+}
