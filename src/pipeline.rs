@@ -12,6 +12,8 @@ use crate::chart;
 use crate::clean::Cleaner;
 use crate::cluster::{self, Clustering, KMeansParams, KSelection};
 use crate::config::{KChoice, OnBadDocument, ReduceKind, Settings};
+use crate::describe::map::{self as topic_map, Map};
+use crate::describe::trends::{self, Trends};
 use crate::describe::{self, DescribeParams, TopicSummary};
 use crate::evaluate::{self, Metrics};
 use crate::export;
@@ -76,6 +78,9 @@ struct Outcome {
     clustering: Clustering,
     k_selection: Option<KSelection>,
     summary: TopicSummary,
+    trends: Trends,
+    map: Map,
+    similarity: Vec<Vec<f64>>,
     metrics: Option<Metrics>,
 }
 
@@ -93,40 +98,40 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
     };
     let staging = Staging::begin(dest, &started.format("%Y%m%dT%H%M%SZ").to_string())?;
     let dir = staging.path().to_path_buf();
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = outcome
+        .corpus
+        .skipped
+        .iter()
+        .map(|k| format!("skipped {} row {}: {}", k.file.display(), k.row, k.reason))
+        .collect();
     progress.stage(
         "export",
-        |_| -> Result<(), PipelineError> {
-            let o = &outcome;
-            export::documents_csv(
-                &dir.join("documents.csv"),
-                &o.corpus,
-                &o.clustering,
-                &o.summary,
-            )?;
-            export::topics_csv(&dir.join("topics.csv"), &o.corpus, &o.summary)?;
-            export::terms_csv(&dir.join("terms.csv"), &o.summary)?;
-            if let Some(sel) = &o.k_selection {
-                export::k_selection_csv(&dir.join("k_selection.csv"), sel)?;
-            }
-            if let Some(m) = &o.metrics {
-                export::write_json(&dir.join("metrics.json"), m)?;
-            }
-            Ok(())
-        },
-        |_| "documents.csv, topics.csv, terms.csv".to_string(),
+        |_| write_tables(&outcome, &dir),
+        |_| "CSV tables".to_string(),
     )?;
-    if settings.charts.enabled {
-        let notes = progress.stage(
+    let charts = if settings.charts.enabled {
+        let charts = progress.stage(
             "charts",
             |_| draw_charts(settings, &outcome, &dir.join("charts")),
-            |n: &Vec<String>| format!("{} notes", n.len()),
+            |c: &Vec<DrawnChart>| {
+                format!("{} charts", c.iter().filter(|c| c.svg.is_some()).count())
+            },
         )?;
-        for n in &notes {
-            progress.warn(n);
+        for c in &charts {
+            for n in &c.notes {
+                progress.warn(n);
+                warnings.push(n.clone());
+            }
         }
-        warnings.extend(notes);
-    }
+        charts
+    } else {
+        Vec::new()
+    };
+    progress.stage(
+        "report",
+        |_| write_report(settings, &outcome, &charts, &warnings, started, &dir),
+        |_| "report.html, summary.md".to_string(),
+    )?;
     let info = RunInfo::new(settings, &outcome, started, progress.timings(), &warnings);
     export::write_json(&dir.join("run.json"), &info)?;
     let final_dir = staging.commit()?;
@@ -288,6 +293,29 @@ fn analyse(settings: &Settings, progress: &mut Progress) -> Result<Outcome, Pipe
         |s: &TopicSummary| format!("{} topics", s.topics.len()),
     )?;
 
+    let (trends, map, similarity) = progress.stage(
+        "trends",
+        |_| -> Result<_, PipelineError> {
+            let periods: Vec<String> = corpus
+                .documents
+                .iter()
+                .map(|d| match &d.time {
+                    Some((_, t)) => t.period(settings.trends.period),
+                    None => d.batch.clone(),
+                })
+                .collect();
+            let tr = trends::trends(&periods, clustering.assignments(), clustering.k());
+            let map = topic_map::project(
+                vectors.view(),
+                clustering.centroids().view(),
+                clustering.sizes(),
+            );
+            let sim = topic_map::centroid_similarity(clustering.centroids().view());
+            Ok((tr, map, sim))
+        },
+        |(t, _, _): &(Trends, Map, Vec<Vec<f64>>)| format!("{} periods", t.periods.len()),
+    )?;
+
     let metrics = if corpus.has_label {
         let labels: Vec<Option<&str>> = corpus
             .documents
@@ -320,6 +348,9 @@ fn analyse(settings: &Settings, progress: &mut Progress) -> Result<Outcome, Pipe
         clustering,
         k_selection,
         summary,
+        trends,
+        map,
+        similarity,
         metrics,
     })
 }
@@ -407,12 +438,41 @@ fn reduce(settings: &Settings, tfidf: &TfIdf) -> Result<(Reducer, Array2<f32>), 
     Ok(params.check()?.fit(m)?)
 }
 
-/// Draws every chart; returns notes (skipped charts, font fallbacks).
+/// Writes the CSV tables and `metrics.json`.
+fn write_tables(o: &Outcome, dir: &std::path::Path) -> Result<(), PipelineError> {
+    export::documents_csv(
+        &dir.join("documents.csv"),
+        &o.corpus,
+        &o.clustering,
+        &o.summary,
+    )?;
+    export::topics_csv(&dir.join("topics.csv"), &o.corpus, &o.summary)?;
+    export::terms_csv(&dir.join("terms.csv"), &o.summary)?;
+    export::topic_trends_csv(&dir.join("topic_trends.csv"), &o.summary, &o.trends)?;
+    export::trends_csv(&dir.join("trends.csv"), &o.summary, &o.trends)?;
+    if let Some(sel) = &o.k_selection {
+        export::k_selection_csv(&dir.join("k_selection.csv"), sel)?;
+    }
+    if let Some(m) = &o.metrics {
+        export::write_json(&dir.join("metrics.json"), m)?;
+    }
+    Ok(())
+}
+
+/// A chart that was drawn (its SVG text, for the report) or skipped (with a note).
+struct DrawnChart {
+    name: &'static str,
+    caption: String,
+    svg: Option<String>,
+    notes: Vec<String>,
+}
+
+/// Draws every chart into `dir`.
 fn draw_charts(
     settings: &Settings,
     o: &Outcome,
     dir: &std::path::Path,
-) -> Result<Vec<String>, PipelineError> {
+) -> Result<Vec<DrawnChart>, PipelineError> {
     std::fs::create_dir_all(dir).map_err(|e| crate::output::OutputError::Io {
         path: dir.to_path_buf(),
         source: e,
@@ -424,7 +484,84 @@ fn draw_charts(
         title: settings.title.clone(),
     };
     let topics = &o.summary.topics;
-    let mut outcomes = vec![
+    let label = |t: usize| topics[t].label.clone();
+    let periods: Vec<String> = o.trends.periods.iter().map(|p| p.label.clone()).collect();
+    let mut drawn = Vec::new();
+    let mut add = |name: &'static str, caption: String, oc: chart::ChartOutcome| {
+        let (svg, notes) = match oc {
+            chart::ChartOutcome::Written { svg, warnings, .. } => {
+                (std::fs::read_to_string(svg).ok(), warnings)
+            }
+            chart::ChartOutcome::Skipped { reason } => {
+                (None, vec![format!("chart {name} skipped: {reason}")])
+            }
+        };
+        drawn.push(DrawnChart {
+            name,
+            caption,
+            svg,
+            notes,
+        });
+    };
+
+    // Trend charts first: they tell the story.
+    let top = settings.trends.top.min(topics.len());
+    let mut series: Vec<chart::TopicSeries> = (0..top)
+        .map(|t| chart::TopicSeries {
+            topic_id: t,
+            label: label(t),
+            values: o.trends.shares[t].clone(),
+        })
+        .collect();
+    if topics.len() > top {
+        let other: Vec<f64> = (0..periods.len())
+            .map(|j| (top..topics.len()).map(|t| o.trends.shares[t][j]).sum())
+            .collect();
+        series.push(chart::TopicSeries {
+            topic_id: usize::MAX,
+            label: "other".into(),
+            values: other,
+        });
+    }
+    add(
+        "topic_share_over_time",
+        format!("Share of each period's documents in the {top} largest topics."),
+        chart::topic_share_over_time(dir, &style, &periods, &series)?,
+    );
+    let n_movers = 5.min(topics.len() / 2).max(1);
+    let movers: Vec<chart::Mover> = if periods.len() >= 2 {
+        let t = &o.trends.trends;
+        t.iter()
+            .take(n_movers)
+            .chain(t.iter().rev().take(n_movers).rev())
+            .filter(|m| m.slope.abs() > 1e-9)
+            .map(|m| chart::Mover {
+                topic_id: m.topic_id,
+                label: label(m.topic_id),
+                change: m.slope,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let unit = if o.trends.timed {
+        "per year"
+    } else {
+        "per batch"
+    };
+    add(
+        "trend_movers",
+        format!("Fastest rising and declining topics: change in share, percentage points {unit}."),
+        chart::movers(
+            dir,
+            &style,
+            &movers,
+            &format!("change in share (percentage points {unit})"),
+        )?,
+    );
+    add(
+        "topic_sizes",
+        "Documents per topic.".into(),
         chart::topic_sizes(
             dir,
             &style,
@@ -438,6 +575,10 @@ fn draw_charts(
                 })
                 .collect::<Vec<_>>(),
         )?,
+    );
+    add(
+        "top_terms",
+        "The words that set each topic apart (class-based TF-IDF).".into(),
         chart::top_terms(
             dir,
             &style,
@@ -450,7 +591,41 @@ fn draw_charts(
                 })
                 .collect::<Vec<_>>(),
         )?,
-    ];
+    );
+    let points: Vec<chart::MapPoint> = o
+        .map
+        .documents
+        .iter()
+        .zip(o.clustering.assignments())
+        .map(|(p, &t)| chart::MapPoint {
+            x: p[0],
+            y: p[1],
+            topic_id: t,
+        })
+        .collect();
+    let centres: Vec<chart::MapTopic> = o
+        .map
+        .centres
+        .iter()
+        .enumerate()
+        .map(|(t, p)| chart::MapTopic {
+            topic_id: t,
+            label: label(t),
+            x: p[0],
+            y: p[1],
+        })
+        .collect();
+    add(
+        "document_map",
+        "Every document on the two main axes of the topic centroids, coloured by topic.".into(),
+        chart::document_map(dir, &style, &points, &centres)?,
+    );
+    let labels: Vec<String> = topics.iter().map(|t| t.label.clone()).collect();
+    add(
+        "topic_similarity",
+        "Cosine similarity of topic centroids: related topics light up.".into(),
+        chart::similarity_heatmap(dir, &style, &labels, &o.similarity)?,
+    );
     if let Some(sel) = &o.k_selection {
         let points: Vec<chart::KScore> = sel
             .scores
@@ -461,21 +636,142 @@ fn draw_charts(
                 inertia: s.inertia,
             })
             .collect();
-        outcomes.push(chart::k_selection(dir, &style, &points, sel.chosen)?);
+        add(
+            "k_selection",
+            format!("How k = {} was chosen: {}.", sel.chosen, sel.rule),
+            chart::k_selection(dir, &style, &points, sel.chosen)?,
+        );
     }
-    let mut notes = Vec::new();
-    for (name, oc) in ["topic_sizes", "top_terms", "k_selection"]
-        .iter()
-        .zip(outcomes)
-    {
-        match oc {
-            chart::ChartOutcome::Written { warnings, .. } => notes.extend(warnings),
-            chart::ChartOutcome::Skipped { reason } => {
-                notes.push(format!("chart {name} skipped: {reason}"))
+    Ok(drawn)
+}
+
+/// Writes `report.html` and `summary.md`.
+fn write_report(
+    settings: &Settings,
+    o: &Outcome,
+    charts: &[DrawnChart],
+    warnings: &[String],
+    started: chrono::DateTime<chrono::Utc>,
+    dir: &std::path::Path,
+) -> Result<(), PipelineError> {
+    use crate::report::{self, ReportChart, ReportData, ReportDoc, ReportTopic};
+    let timed_periods = o.trends.periods.len() >= 2;
+    let topics = &o.summary.topics;
+    let data = ReportData {
+        title: settings.title.clone(),
+        corpus: format!(
+            "{} file{}, {} documents{}",
+            o.corpus.sources.len(),
+            if o.corpus.sources.len() == 1 { "" } else { "s" },
+            thousands(o.corpus.len()),
+            if o.corpus.skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} left out)", o.corpus.skipped.len())
             }
-        }
-    }
-    Ok(notes)
+        ),
+        documents: o.corpus.len(),
+        periods: o.trends.periods.iter().map(|p| p.label.clone()).collect(),
+        k: o.clustering.k(),
+        k_rule: match &o.k_selection {
+            Some(sel) => format!(
+                "automatic, {}..{}: {}",
+                sel.scores[0].k,
+                sel.scores[sel.scores.len() - 1].k,
+                sel.rule
+            ),
+            None => "fixed in the pipeline file".into(),
+        },
+        run_date: started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        settings: vec![
+            ("pipeline".into(), settings.pipeline.display().to_string()),
+            ("seed".into(), settings.cluster.seed.to_string()),
+            (
+                "reduction".into(),
+                format!("{:?}, {} dims", settings.reduce.method, o.reducer.dims()),
+            ),
+            ("features".into(), thousands(o.tfidf.features().len())),
+            (
+                "min-df / max-df applied".into(),
+                format!("{} / {}", o.tfidf.df_bounds().0, o.tfidf.df_bounds().1),
+            ),
+            ("k-means restarts".into(), settings.cluster.runs.to_string()),
+            (
+                "period".into(),
+                format!("{:?}", settings.trends.period).to_lowercase(),
+            ),
+        ],
+        topics: topics
+            .iter()
+            .map(|t| ReportTopic {
+                id: t.id,
+                label: t.label.clone(),
+                size: t.size,
+                share: t.share,
+                terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
+                representatives: t
+                    .representatives
+                    .iter()
+                    .map(|&i| ReportDoc {
+                        id: o.corpus.documents[i].id.clone(),
+                        title: export::display_title(&o.corpus, i),
+                        snippet: export::snippet(&o.corpus.documents[i].text, 300),
+                    })
+                    .collect(),
+                shares_by_period: if timed_periods {
+                    o.trends.shares[t.id].clone()
+                } else {
+                    Vec::new()
+                },
+                colour: chart::palette_hex(t.id),
+            })
+            .collect(),
+        charts: charts
+            .iter()
+            .filter_map(|c| {
+                c.svg.as_ref().map(|svg| ReportChart {
+                    name: c.name.into(),
+                    caption: c.caption.clone(),
+                    svg: svg.clone(),
+                })
+            })
+            .collect(),
+        movers: if timed_periods {
+            let t = &o.trends.trends;
+            t.iter()
+                .filter(|m| m.slope > 0.0)
+                .chain(t.iter().rev().filter(|m| m.slope < 0.0))
+                .map(|m| report::Mover {
+                    topic_id: m.topic_id,
+                    label: topics[m.topic_id].label.clone(),
+                    change: m.slope / 100.0,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+        trend_measure: trends::MEASURE.into(),
+        metrics: o.metrics.as_ref().map(|m| {
+            vec![
+                ("V-measure".into(), m.v_measure),
+                ("ARI".into(), m.ari),
+                ("NMI".into(), m.nmi),
+                ("homogeneity".into(), m.homogeneity),
+                ("completeness".into(), m.completeness),
+            ]
+        }),
+        warnings: warnings.to_vec(),
+    };
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| export::ExportError::Write {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+    };
+    write("report.html", report::render_html(&data))?;
+    write("summary.md", report::render_markdown(&data))?;
+    Ok(())
 }
 
 /// The contents of `run.json`.
@@ -491,6 +787,7 @@ struct RunInfo<'a> {
     tfidf: TfIdfInfo,
     reduction: String,
     k_selection: Option<&'a KSelection>,
+    trend_measure: &'static str,
     timings_seconds: Vec<(String, f64)>,
     warnings: &'a [String],
 }
@@ -539,6 +836,7 @@ impl<'a> RunInfo<'a> {
             },
             reduction: format!("{:?} to {} dims", settings.reduce.method, o.reducer.dims()),
             k_selection: o.k_selection.as_ref(),
+            trend_measure: trends::MEASURE,
             timings_seconds: timings
                 .iter()
                 .map(|(n, s)| (n.clone(), (s * 1000.0).round() / 1000.0))

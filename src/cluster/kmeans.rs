@@ -311,7 +311,12 @@ mod tests {
             .unwrap();
         assert_eq!(a, b);
         assert_eq!(a.sizes(), &[30, 30, 10]);
-        assert_eq!(a.assignments()[4], 2, "row 4 is in the small blob");
+        assert_eq!(a.assignments()[2], 2, "row 2 is in the small blob");
+        assert_eq!(
+            a.assignments()[4],
+            a.assignments()[1],
+            "rows 1 and 4 share a blob"
+        );
         assert!(a.inertia() < 5.0, "inertia {}", a.inertia());
     }
 

@@ -5,6 +5,7 @@
 //! centroid). Everything here is shown to people, so every term is a surface form.
 
 pub mod ctfidf;
+pub mod map;
 pub mod trends;
 
 use crate::cluster::Clustering;

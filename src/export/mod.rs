@@ -188,6 +188,83 @@ pub fn k_selection_csv(path: &Path, sel: &crate::cluster::KSelection) -> Result<
     csv::write_csv(path, cols).map_err(werr(path))
 }
 
+/// Writes `topic_trends.csv`: documents per topic and period, and the topic's share of the period.
+pub fn topic_trends_csv(
+    path: &Path,
+    summary: &TopicSummary,
+    trends: &crate::describe::trends::Trends,
+) -> Result<(), ExportError> {
+    let (mut period, mut ids, mut labels, mut counts, mut shares) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for (j, p) in trends.periods.iter().enumerate() {
+        for t in &summary.topics {
+            period.push(p.label.as_str());
+            ids.push(t.id as u32);
+            labels.push(t.label.as_str());
+            counts.push(trends.counts[t.id][j] as u32);
+            shares.push(trends.shares[t.id][j]);
+        }
+    }
+    let cols = vec![
+        csv::text_column("period", period),
+        Column::new("topic_id".into(), ids),
+        csv::text_column("label", labels),
+        Column::new("count".into(), counts),
+        Column::new("share".into(), shares),
+    ];
+    csv::write_csv(path, cols).map_err(werr(path))
+}
+
+/// Writes `trends.csv`: topics ranked from most rising to most declining (see
+/// [`crate::describe::trends::MEASURE`]).
+pub fn trends_csv(
+    path: &Path,
+    summary: &TopicSummary,
+    trends: &crate::describe::trends::Trends,
+) -> Result<(), ExportError> {
+    let t = &trends.trends;
+    let unit = if trends.timed {
+        "pp_per_year"
+    } else {
+        "pp_per_batch"
+    };
+    let direction = |s: f64| {
+        if trends.periods.len() < 2 || s.abs() < 0.05 {
+            "steady"
+        } else if s > 0.0 {
+            "rising"
+        } else {
+            "declining"
+        }
+    };
+    let cols = vec![
+        Column::new("rank".into(), (1..=t.len() as u32).collect::<Vec<_>>()),
+        Column::new(
+            "topic_id".into(),
+            t.iter().map(|x| x.topic_id as u32).collect::<Vec<_>>(),
+        ),
+        csv::text_column(
+            "label",
+            t.iter().map(|x| summary.topics[x.topic_id].label.as_str()),
+        ),
+        csv::text_column("direction", t.iter().map(|x| direction(x.slope))),
+        Column::new(
+            format!("slope_{unit}").into(),
+            t.iter().map(|x| x.slope).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "first_share".into(),
+            t.iter().map(|x| x.first_share).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "last_share".into(),
+            t.iter().map(|x| x.last_share).collect::<Vec<_>>(),
+        ),
+        Column::new("periods".into(), vec![trends.periods.len() as u32; t.len()]),
+    ];
+    csv::write_csv(path, cols).map_err(werr(path))
+}
+
 /// Writes any serializable value as pretty JSON.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ExportError> {
     let text = serde_json::to_string_pretty(value).map_err(|e| ExportError::Write {

@@ -16,14 +16,15 @@
 //! bit, whatever the number of threads.
 //!
 //! Large inputs: every pass of a sparse product over a million abstracts costs seconds (it
-//! gathers ~100 random 440-byte rows per document, which is memory-bound: ~3-5 s per pass on
-//! 2 cores), and the randomized SVD needs `2 n_iter + 2` of them. So by default LSA is
-//! *fitted* on a seeded random sample of at most [`DEFAULT_MAX_FIT_ROWS`] = 100,000 documents
-//! ([`ReduceParams::max_fit_rows`]), and then *all* documents are projected with
-//! [`Reducer::transform`] (one pass). On a synthetic 1M x 60k TF-IDF matrix with 50 topics,
-//! the 50-dimensional topic subspace fitted on 100,000 documents matches the one fitted on all
-//! documents to a mean squared principal-angle cosine of 0.999. Up to that size, the fit uses
-//! every row, exactly like scikit-learn's `TruncatedSVD`. The number of power iterations
+//! gathers ~100 random 440-byte rows per document, which is memory-bound: 5-9 s per pass on
+//! one core of the development machine), and the randomized SVD needs `2 n_iter + 2` of them.
+//! So by default LSA is *fitted* on a seeded random sample of at most
+//! [`DEFAULT_MAX_FIT_ROWS`] = 100,000 documents ([`ReduceParams::max_fit_rows`]), and then
+//! *all* documents are projected with [`Reducer::transform`] (one pass). On a synthetic
+//! 1M x 60k TF-IDF matrix with 50 topics, the 50-dimensional topic subspace fitted on 100,000
+//! documents matches the one fitted on all documents to a mean squared principal-angle cosine
+//! of 0.999. Up to that size, the fit uses every row, exactly like scikit-learn's
+//! `TruncatedSVD`. The number of power iterations
 //! defaults to 5 (scikit-learn's default) and drops to 3 when more than
 //! [`AUTO_N_ITER_SMALL_ROWS`] rows are fitted (only if the sample cap is raised), see
 //! [`auto_n_iter`].

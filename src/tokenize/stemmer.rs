@@ -88,7 +88,7 @@ mod tests {
             stem("english", &["clustering", "clusters", "languages"]),
             ["cluster", "cluster", "languag"]
         );
-        assert_eq!(stem("german", &["häuser"]), ["hau"]);
+        assert_eq!(stem("german", &["häuser"]), ["haus"]);
         assert_eq!(stem("french", &["continuellement"]), ["continuel"]);
         assert!(Language::from_name("klingon").is_none());
     }
