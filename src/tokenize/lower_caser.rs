@@ -1,4 +1,5 @@
-//! Lowercases tokens (Unicode-aware). Runs first: the stop-word list and the stemmer expect
+//! Lowercases tokens (Unicode-aware) and writes the typographic apostrophe (U+2019) as `'`, so
+//! "don’t" and "don't" are one word. Runs first: the stop-word list and the stemmer expect
 //! lowercase input.
 
 use super::{Token, TokenFilter};
@@ -12,9 +13,9 @@ impl TokenFilter for LowerCaser {
         for t in tokens.iter_mut() {
             if t.text
                 .chars()
-                .any(|c| !c.is_lowercase() && c.is_alphabetic())
+                .any(|c| c == '\u{2019}' || (!c.is_lowercase() && c.is_alphabetic()))
             {
-                t.text = t.text.to_lowercase();
+                t.text = t.text.to_lowercase().replace('\u{2019}', "'");
             }
             t.surface.clone_from(&t.text);
         }
@@ -32,10 +33,11 @@ mod tests {
             Token::new("Ελληνικά"),
             Token::new("中文"),
             Token::new("LLMs"),
+            Token::new("Don\u{2019}t"),
         ];
         LowerCaser.apply(&mut v);
         let got: Vec<_> = v.iter().map(|t| t.text.as_str()).collect();
-        assert_eq!(got, ["über", "ελληνικά", "中文", "llms"]);
+        assert_eq!(got, ["über", "ελληνικά", "中文", "llms", "don't"]);
         assert_eq!(v[0].surface, "über");
     }
 }

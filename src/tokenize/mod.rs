@@ -88,6 +88,7 @@ impl Analyzer {
             StopWordList::English => stop_words::ENGLISH
                 .iter()
                 .chain(stop_words::ABSTRACT_BOILERPLATE)
+                .chain(stop_words::CONTRACTIONS)
                 .map(|w| w.to_string())
                 .collect(),
             StopWordList::None => Vec::new(),

@@ -380,6 +380,17 @@ pub const ABSTRACT_BOILERPLATE: &[&str] = &[
     "works",
 ];
 
+/// English contractions. Unicode word segmentation keeps "don't" whole (scikit-learn's
+/// tokenizer splits it into "don" and "t"), so the contracted forms are listed too. Part of the
+/// built-in `english` list.
+pub const CONTRACTIONS: &[&str] = &[
+    "ain't", "aren't", "can't", "couldn't", "didn't", "doesn't", "don't", "hadn't", "hasn't",
+    "haven't", "he's", "here's", "how's", "i'd", "i'll", "i'm", "i've", "isn't", "it'd", "it'll",
+    "it's", "let's", "she's", "shouldn't", "that'll", "that's", "there's", "they'd", "they'll",
+    "they're", "they've", "wasn't", "we'd", "we'll", "we're", "we've", "weren't", "what's",
+    "where's", "who's", "won't", "wouldn't", "you'd", "you'll", "you're", "you've",
+];
+
 /// Removes (or marks) stop words.
 #[derive(Debug, Clone, Default)]
 pub struct StopWordFilter {
