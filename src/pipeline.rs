@@ -419,6 +419,13 @@ fn drop_documents(
     Ok(())
 }
 
+/// The default LSA dimensions: five per topic, within 20..=100. Few topics are separated by
+/// few directions, and every extra direction adds noise to k-means; scikit-learn's example uses
+/// 100 whatever k is.
+pub fn auto_dims(k: usize) -> usize {
+    (5 * k).clamp(20, 100)
+}
+
 /// Reduces the TF-IDF matrix; dims are capped below the corpus rank for tiny corpora.
 fn reduce(settings: &Settings, tfidf: &TfIdf) -> Result<(Reducer, Array2<f32>), PipelineError> {
     let m = tfidf.matrix();
@@ -428,9 +435,14 @@ fn reduce(settings: &Settings, tfidf: &TfIdf) -> Result<(Reducer, Array2<f32>), 
         ReduceKind::RandomProjection => ReduceMethod::RandomProjection,
     };
     let cap = m.n_rows().min(m.n_cols()).saturating_sub(1).max(1);
+    let k = match settings.cluster.k {
+        KChoice::Fixed { k } => k,
+        KChoice::Auto { k_max, .. } => k_max,
+    };
+    let dims = settings.reduce.dims.unwrap_or_else(|| auto_dims(k));
     let params = ReduceParams::new()
         .method(method)
-        .dims(settings.reduce.dims.min(cap))
+        .dims(dims.min(cap))
         .n_iter(settings.reduce.n_iter)
         .seed(settings.cluster.seed);
     Ok(params.check()?.fit(m)?)
@@ -502,10 +514,16 @@ fn draw_charts(
         });
     };
 
-    // Trend charts first: they tell the story.
+    // Trend charts first: they tell the story. The lines are the topics that moved most.
     let top = settings.trends.top.min(topics.len());
-    let mut series: Vec<chart::TopicSeries> = (0..top)
-        .map(|t| chart::TopicSeries {
+    let mut moving: Vec<usize> = o.trends.trends.iter().map(|t| t.topic_id).collect();
+    let slope = |t: usize| o.trends.trends.iter().find(|x| x.topic_id == t).map_or(0.0, |x| x.slope);
+    moving.sort_by(|&a, &b| slope(b).abs().total_cmp(&slope(a).abs()).then(a.cmp(&b)));
+    moving.truncate(top);
+    moving.sort_unstable();
+    let mut series: Vec<chart::TopicSeries> = moving
+        .iter()
+        .map(|&t| chart::TopicSeries {
             topic_id: t,
             label: label(t),
             values: o.trends.shares[t].clone(),
@@ -513,7 +531,12 @@ fn draw_charts(
         .collect();
     if topics.len() > top {
         let other: Vec<f64> = (0..periods.len())
-            .map(|j| (top..topics.len()).map(|t| o.trends.shares[t][j]).sum())
+            .map(|j| {
+                (0..topics.len())
+                    .filter(|t| !moving.contains(t))
+                    .map(|t| o.trends.shares[t][j])
+                    .sum()
+            })
             .collect();
         series.push(chart::TopicSeries {
             topic_id: usize::MAX,
@@ -523,7 +546,7 @@ fn draw_charts(
     }
     add(
         "topic_share_over_time",
-        format!("Share of each period's documents in the {top} largest topics."),
+        format!("Share of each period's documents in the {top} topics that moved most."),
         chart::topic_share_over_time(dir, &style, &periods, &series)?,
     );
     let n_movers = 5.min(topics.len() / 2).max(1);

@@ -50,7 +50,7 @@ pub enum ClusterError {
 
 impl KMeansParams {
     /// `k` clusters. Defaults: seed 42, 10 runs, 300 iterations, tolerance 1e-4, mini-batch
-    /// above 200,000 rows.
+    /// above 50,000 rows.
     pub fn new(k: usize) -> Self {
         KMeansParams {
             k,
@@ -58,7 +58,7 @@ impl KMeansParams {
             runs: 10,
             max_iter: 300,
             tolerance: 1e-4,
-            minibatch_above: 200_000,
+            minibatch_above: 50_000,
         }
     }
     pub fn seed(mut self, seed: u64) -> Self {

@@ -161,8 +161,9 @@ pub enum ReduceKind {
 pub struct ReduceSettings {
     /// Default `lsa`.
     pub method: ReduceKind,
-    /// Target dimensions (default 100; clamped below the corpus rank for tiny corpora).
-    pub dims: usize,
+    /// Target dimensions. Default (`None`): five per topic, within 20..=100 (k is `k-max` when
+    /// k is automatic); always capped below the corpus rank.
+    pub dims: Option<usize>,
     /// Power iterations of the randomized SVD (default: automatic).
     pub n_iter: Option<usize>,
 }
@@ -187,7 +188,7 @@ pub struct ClusterSettings {
     pub max_iter: u64,
     /// Default 1e-4.
     pub tolerance: f64,
-    /// Mini-batch k-means above this many documents (default 200,000).
+    /// Mini-batch k-means above this many documents (default 50,000).
     pub minibatch_above: usize,
     /// Silhouette sample size (default 5,000).
     pub silhouette_sample: usize,
@@ -359,8 +360,8 @@ impl Settings {
                 ))
             }
         };
-        let dims = r.dims.unwrap_or(100);
-        if dims == 0 {
+        let dims = r.dims;
+        if dims == Some(0) {
             return Err("reduce.dims cannot be 0".into());
         }
         let reduce = ReduceSettings {
@@ -408,7 +409,7 @@ impl Settings {
             runs,
             max_iter,
             tolerance,
-            minibatch_above: c.minibatch_above.unwrap_or(200_000),
+            minibatch_above: c.minibatch_above.unwrap_or(50_000),
             silhouette_sample: c.silhouette_sample.unwrap_or(5_000).max(100),
         };
 
