@@ -19,6 +19,7 @@ pub mod describe;
 pub mod evaluate;
 pub mod export;
 pub mod ingest;
+pub mod model;
 pub mod output;
 pub mod pipeline;
 pub mod progress;

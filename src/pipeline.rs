@@ -18,6 +18,7 @@ use crate::describe::{self, DescribeParams, TopicSummary};
 use crate::evaluate::{self, Metrics};
 use crate::export;
 use crate::ingest::{self, Corpus, Skipped};
+use crate::model::{SavedModel, SavedTopic};
 use crate::output::{Destination, Staging};
 use crate::progress::{thousands, Progress};
 use crate::reduce::{ReduceMethod, ReduceParams, Reducer};
@@ -66,6 +67,8 @@ pub enum PipelineError {
     Output(#[from] crate::output::OutputError),
     #[error("chart: {0}")]
     Chart(#[from] chart::ChartError),
+    #[error(transparent)]
+    Model(#[from] crate::model::ModelError),
 }
 
 /// Everything the stages produced, for the writers.
@@ -105,7 +108,10 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
         .collect();
     progress.stage(
         "export",
-        |_| write_tables(&outcome, &dir),
+        |_| {
+            write_tables(&outcome, &dir)?;
+            write_model(settings, &outcome, &dir)
+        },
         |_| "CSV tables".to_string(),
     )?;
     let charts = if settings.charts.enabled {
@@ -156,7 +162,13 @@ fn ingest_stage(settings: &Settings, progress: &mut Progress) -> Result<Corpus, 
         |_| ingest::ingest(&settings.inputs, settings.output.on_bad_document),
         |c: &Corpus| format!("{} docs from {} files", thousands(c.len()), c.sources.len()),
     )?;
-    for s in &corpus.skipped {
+    warn_skipped(progress, &corpus.skipped);
+    Ok(corpus)
+}
+
+/// Warns about skipped documents: the first five, then a count (all are listed in run.json).
+fn warn_skipped(progress: &Progress, skipped: &[Skipped]) {
+    for s in skipped.iter().take(5) {
         progress.warn(&format!(
             "skipped {} row {}: {}",
             s.file.display(),
@@ -164,7 +176,12 @@ fn ingest_stage(settings: &Settings, progress: &mut Progress) -> Result<Corpus, 
             s.reason
         ));
     }
-    Ok(corpus)
+    if skipped.len() > 5 {
+        progress.warn(&format!(
+            "... and {} more skipped documents (listed in run.json)",
+            skipped.len() - 5
+        ));
+    }
 }
 
 /// The analysis stages, in order.
@@ -469,6 +486,35 @@ fn write_tables(o: &Outcome, dir: &std::path::Path) -> Result<(), PipelineError>
     Ok(())
 }
 
+/// Writes `model.json` (see [`crate::model`]).
+fn write_model(
+    settings: &Settings,
+    o: &Outcome,
+    dir: &std::path::Path,
+) -> Result<(), PipelineError> {
+    let topics = o
+        .summary
+        .topics
+        .iter()
+        .map(|t| SavedTopic {
+            id: t.id,
+            label: t.label.clone(),
+            size: t.size,
+        })
+        .collect();
+    let model = SavedModel::new(
+        &settings.name,
+        &settings.title,
+        &settings.tokenize,
+        &o.tfidf,
+        &o.reducer,
+        o.clustering.centroids(),
+        topics,
+    );
+    export::write_json(&dir.join(crate::model::FILE), &model)?;
+    Ok(())
+}
+
 /// A chart that was drawn (its SVG text, for the report) or skipped (with a note).
 struct DrawnChart {
     name: &'static str,
@@ -517,7 +563,13 @@ fn draw_charts(
     // Trend charts first: they tell the story. The lines are the topics that moved most.
     let top = settings.trends.top.min(topics.len());
     let mut moving: Vec<usize> = o.trends.trends.iter().map(|t| t.topic_id).collect();
-    let slope = |t: usize| o.trends.trends.iter().find(|x| x.topic_id == t).map_or(0.0, |x| x.slope);
+    let slope = |t: usize| {
+        o.trends
+            .trends
+            .iter()
+            .find(|x| x.topic_id == t)
+            .map_or(0.0, |x| x.slope)
+    };
     moving.sort_by(|&a, &b| slope(b).abs().total_cmp(&slope(a).abs()).then(a.cmp(&b)));
     moving.truncate(top);
     moving.sort_unstable();
@@ -865,4 +917,131 @@ impl<'a> RunInfo<'a> {
             warnings,
         }
     }
+}
+
+/// What `topicmap assign` was asked to do.
+#[derive(Debug, Clone)]
+pub struct AssignOptions {
+    pub model: PathBuf,
+    pub inputs: Vec<crate::config::InputSettings>,
+    pub out: Option<PathBuf>,
+    pub period: crate::config::Period,
+    pub quiet: bool,
+}
+
+/// Places new documents into a saved model's topics, with the fit's own preprocessing, and
+/// writes `documents.csv` and the trend tables for the new batch.
+pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
+    let started = chrono::Utc::now();
+    let mut progress = Progress::new(opts.quiet);
+    let model = SavedModel::load(&opts.model)?;
+    let mut corpus = progress.stage(
+        "ingest",
+        |_| ingest::ingest(&opts.inputs, OnBadDocument::Skip),
+        |c: &Corpus| format!("{} docs from {} files", thousands(c.len()), c.sources.len()),
+    )?;
+    clean_corpus(&mut corpus);
+    let analyzer = Analyzer::from_settings(&model.tokenize);
+    let tokens = TokenizedCorpus::build(&corpus, &analyzer);
+    let tfidf = model.tfidf();
+    let matrix = tfidf.transform(&tokens);
+    let zero: Vec<usize> = (0..matrix.n_rows())
+        .filter(|&i| matrix.row(i).0.is_empty())
+        .collect();
+    let keep = keep_mask(matrix.n_rows(), &zero);
+    let rows: Vec<usize> = (0..matrix.n_rows()).filter(|&i| keep[i]).collect();
+    for &i in &zero {
+        let d = &corpus.documents[i];
+        corpus.skipped.push(Skipped {
+            file: corpus.sources[d.source].path.clone(),
+            row: i + 1,
+            reason: format!("{}: no word in the model's vocabulary", d.id),
+        });
+    }
+    warn_skipped(&progress, &corpus.skipped);
+    let mut it = keep.iter();
+    corpus.documents.retain(|_| *it.next().unwrap_or(&true));
+    if corpus.is_empty() {
+        return Err(PipelineError::Tokenize(
+            "no document shares a word with the model's vocabulary".into(),
+        ));
+    }
+    let vectors = model.reducer.transform(&matrix.select_rows(&rows))?;
+    let centroids = model.centroid_matrix();
+    let clustering = Clustering::assign(centroids.view(), vectors.view());
+    let n = clustering.assignments().len();
+    let summary = TopicSummary {
+        topics: model
+            .topics
+            .iter()
+            .map(|t| describe::Topic {
+                id: t.id,
+                label: t.label.clone(),
+                size: clustering.sizes()[t.id],
+                share: clustering.sizes()[t.id] as f64 / n as f64,
+                terms: Vec::new(),
+                representatives: Vec::new(),
+            })
+            .collect(),
+        documents: n,
+    };
+    let periods: Vec<String> = corpus
+        .documents
+        .iter()
+        .map(|d| match &d.time {
+            Some((_, t)) => t.period(opts.period),
+            None => d.batch.clone(),
+        })
+        .collect();
+    let tr = trends::trends(&periods, clustering.assignments(), clustering.k());
+    let dest = match &opts.out {
+        Some(dir) => Destination::Exact(dir.clone()),
+        None => Destination::History {
+            root: PathBuf::from("output").join(format!("{}-assigned", model.name)),
+        },
+    };
+    let staging = Staging::begin(dest, &started.format("%Y%m%dT%H%M%SZ").to_string())?;
+    let dir = staging.path().to_path_buf();
+    export::documents_csv(&dir.join("documents.csv"), &corpus, &clustering, &summary)?;
+    export::topic_trends_csv(&dir.join("topic_trends.csv"), &summary, &tr)?;
+    export::trends_csv(&dir.join("trends.csv"), &summary, &tr)?;
+    #[derive(Serialize)]
+    struct AssignInfo<'a> {
+        tool: &'static str,
+        version: &'static str,
+        command: &'static str,
+        started_at: String,
+        model: String,
+        inputs: &'a [ingest::SourceFile],
+        documents: usize,
+        skipped: &'a [Skipped],
+        sizes: &'a [usize],
+    }
+    export::write_json(
+        &dir.join("run.json"),
+        &AssignInfo {
+            tool: "topicmap",
+            version: env!("CARGO_PKG_VERSION"),
+            command: "assign",
+            started_at: started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            model: opts.model.display().to_string(),
+            inputs: &corpus.sources,
+            documents: n,
+            skipped: &corpus.skipped,
+            sizes: clustering.sizes(),
+        },
+    )?;
+    let final_dir = staging.commit()?;
+    progress.note(&format!(
+        "assigned  {} documents to {} topics: {}",
+        n,
+        clustering.k(),
+        final_dir.display()
+    ));
+    Ok(RunOutcome {
+        dir: final_dir,
+        documents: n,
+        k: clustering.k(),
+        warnings: Vec::new(),
+    })
 }

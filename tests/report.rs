@@ -23,17 +23,32 @@ fn report_is_self_contained_and_escaped() {
     let tmp = tempfile::tempdir().unwrap();
     let out = hostile_report(tmp.path());
     let html = fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(!html.contains("<script>alert(1)</script>"), "raw script from a title");
-    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the title shows as text");
-    assert!(!html.contains("<b>Fixture</b>") && html.contains("&lt;b&gt;Fixture&lt;/b&gt; 论文列表"));
-    for bad in ["src=\"http", "href=\"http", "src='http", "href=\"//", "<link", "<script"] {
+    assert!(
+        !html.contains("<script>alert(1)</script>"),
+        "raw script from a title"
+    );
+    assert!(
+        !html.contains("<b>Fixture</b>") && html.contains("&lt;b&gt;Fixture&lt;/b&gt; 论文列表")
+    );
+    for bad in [
+        "src=\"http",
+        "href=\"http",
+        "src='http",
+        "href=\"//",
+        "<link",
+        "<script",
+    ] {
         assert!(!html.contains(bad), "report.html contains {bad}");
     }
     let svgs = html.matches("<svg").count();
     assert!(svgs >= 5, "charts are inlined as SVG ({svgs})");
     let (_, topics) = read_csv(&out.join("topics.csv"));
     for t in &topics {
-        assert!(html.contains(&format!("id=\"topic-{}\"", t[0])), "a section for topic {}", t[0]);
+        assert!(
+            html.contains(&format!("id=\"topic-{}\"", t[0])),
+            "a section for topic {}",
+            t[0]
+        );
     }
     let md = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("| 0 |") && md.contains("Rising"), "{md}");
@@ -46,9 +61,12 @@ fn report_is_self_contained_and_escaped() {
 /// the DOM it built and that the page logged nothing to the console.
 #[test]
 fn report_loads_in_headless_chromium_without_console_errors() {
-    let chromium = ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()));
+    let chromium = ["chromium", "chromium-browser"].into_iter().find(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
     let Some(chromium) = chromium else {
         if std::env::var_os("CI").is_some() {
             panic!("chromium is not installed: .ci/run should have installed Debian's chromium");
@@ -82,7 +100,10 @@ fn report_loads_in_headless_chromium_without_console_errors() {
     let log = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "chromium failed: {log}");
     assert!(dom.contains("<table"), "the topic table is in the DOM");
-    assert!(dom.matches("<svg").count() >= 5, "the charts are in the DOM");
+    assert!(
+        dom.matches("<svg").count() >= 5,
+        "the charts are in the DOM"
+    );
     assert!(dom.contains("id=\"topic-0\""));
     assert!(!dom.contains("<script>alert(1)</script>"));
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();

@@ -1,6 +1,7 @@
 //! The command line (clap derive). The doc comments below are the `--help` text. Each
 //! subcommand lives in its own file as one plain function.
 
+mod assign;
 mod check;
 mod run;
 
@@ -28,6 +29,39 @@ pub enum Command {
     Run(RunArgs),
     /// Validate a pipeline file and check that its inputs exist and parse, without clustering.
     Check(CheckArgs),
+    /// Place new documents into the topics of a saved run (its model.json), without refitting.
+    Assign(AssignArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AssignArgs {
+    /// A report folder of an earlier run (holding model.json), e.g. output/neurips-2026/latest.
+    #[arg(long, value_name = "RUN_DIR")]
+    pub model: PathBuf,
+    /// Input files: paper lists or tables (the format comes from the extension unless --format).
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Write the result exactly into DIR (default: output/<model name>-assigned/runs/<UTC stamp>/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Input format: paper-list | csv | tsv | parquet | json | ndjson.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Table columns joined into the text (default: title+abstract, abstract or text).
+    #[arg(long, value_delimiter = ',')]
+    pub text: Option<Vec<String>>,
+    /// Table id column.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Table year or date column (for the batch's trend tables).
+    #[arg(long)]
+    pub time: Option<String>,
+    /// Table ground-truth column (kept in documents.csv).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Time bucket for dates: year | quarter | month.
+    #[arg(long, default_value = "year")]
+    pub period: String,
 }
 
 #[derive(Debug, clap::Args)]
@@ -64,6 +98,7 @@ pub fn dispatch(args: Args) -> anyhow::Result<()> {
     match args.command {
         Command::Run(a) => run::run(a, args.quiet),
         Command::Check(a) => check::check(a, args.quiet),
+        Command::Assign(a) => assign::assign(a, args.quiet),
     }
 }
 

@@ -216,6 +216,20 @@ impl Clustering {
         }
     }
 
+    /// Assigns rows to the nearest of fixed centroids, keeping the centroids' ids (used to place
+    /// new documents into a saved model's topics; empty topics stay).
+    pub fn assign(centroids: ArrayView2<f32>, x: ArrayView2<f32>) -> Clustering {
+        let (assignments, distances) = nearest(centroids, x);
+        let mut sizes = vec![0usize; centroids.nrows()];
+        assignments.iter().for_each(|&c| sizes[c] += 1);
+        Clustering {
+            centroids: centroids.to_owned(),
+            assignments,
+            distances,
+            sizes,
+        }
+    }
+
     pub fn k(&self) -> usize {
         self.centroids.nrows()
     }

@@ -98,14 +98,14 @@ pub struct FilterSettings {
 }
 
 /// Stop-word lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StopWordList {
     English,
     None,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct TokenizeSettings {
     /// Snowball language (default `english`).
     pub language: String,

@@ -45,6 +45,16 @@ impl Default for TfIdfParams {
 }
 
 impl TfIdfParams {
+    /// The n-gram range, sublinear flag, smooth flag and norm (what a saved model must keep).
+    pub fn weighting(&self) -> ([usize; 2], bool, bool, Norm) {
+        (
+            self.ngram_range,
+            self.sublinear_tf,
+            self.smooth_idf,
+            self.norm,
+        )
+    }
+
     /// Defaults: automatic `min_df` (see [`TfIdfParams::effective_min_df`]), `max_df` 0.5, no
     /// `max_features`, unigrams, sublinear TF on, smooth IDF on, L2 norm.
     pub fn new() -> Self {
@@ -248,9 +258,10 @@ impl TfIdfParams {
                 let mut idx = Vec::new();
                 let mut val = Vec::new();
                 let mut buf = Vec::new();
+                let mut row: Vec<(u32, f32)> = Vec::new();
                 for doc in chunk.docs() {
                     count_sorted(doc, &mut buf);
-                    let start = idx.len();
+                    row.clear();
                     for &(f, c) in &buf {
                         let col = column[f as usize];
                         if col == u32::MAX {
@@ -261,9 +272,14 @@ impl TfIdfParams {
                         } else {
                             c as f32
                         };
-                        idx.push(col);
-                        val.push(tf * idf[col as usize]);
+                        row.push((col, tf * idf[col as usize]));
                     }
+                    // Columns in order (a new corpus's feature ids need not follow the model's),
+                    // so the norm is summed in the same order as in the fit: identical values.
+                    row.sort_unstable_by_key(|&(col, _)| col);
+                    let start = idx.len();
+                    idx.extend(row.iter().map(|&(col, _)| col));
+                    val.extend(row.iter().map(|&(_, v)| v));
                     normalize(&mut val[start..], self.norm);
                     lens.push(idx.len() - start);
                 }
@@ -336,6 +352,35 @@ pub struct TfIdf {
 }
 
 impl TfIdf {
+    /// A model rebuilt from saved parts (see `crate::model`): the vocabulary by stem and surface,
+    /// and the IDF. It has no training matrix; use [`TfIdf::transform`].
+    pub fn from_saved(
+        params: TfIdfParams,
+        stems: Vec<String>,
+        surfaces: Vec<String>,
+        idf: Vec<f32>,
+    ) -> TfIdf {
+        let features = stems
+            .into_iter()
+            .zip(surfaces)
+            .map(|(stem, surface)| Feature {
+                terms: Vec::new(),
+                stem,
+                surface,
+                df: 0,
+            })
+            .collect::<Vec<_>>();
+        let n = features.len();
+        TfIdf {
+            params,
+            matrix: CsrMatrix::new(n, vec![0], vec![], vec![]).expect("an empty matrix is valid"),
+            features,
+            idf: Array1::from(idf),
+            min_df: 0,
+            max_df: 0,
+        }
+    }
+
     pub fn matrix(&self) -> &CsrMatrix {
         &self.matrix
     }

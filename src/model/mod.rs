@@ -1,0 +1,202 @@
+//! Saved models: what a run learned, so new documents can be placed into its topics later.
+//!
+//! Each run writes `model.json` into its report folder: the tokenizer settings, the TF-IDF
+//! vocabulary (stems and surfaces) and IDF, the fitted reduction (LSA components), the topic
+//! centroids and labels. `topicmap assign` reloads it and runs new documents through exactly the
+//! same code paths as the fit (clean, analyse, TF-IDF `transform`, reduction `transform`, nearest
+//! centroid), so assigning the training documents reproduces the fit's topics exactly.
+//!
+//! The file is JSON with `"format": "topicmap-model"` and an integer `"version"` (now 1). A file
+//! of another format or version is refused with a message saying which version this build reads.
+
+use crate::config::{Norm, TokenizeSettings};
+use crate::reduce::Reducer;
+use crate::vectorize::{TfIdf, TfIdfParams};
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The format tag.
+pub const FORMAT: &str = "topicmap-model";
+/// The version this build writes and reads.
+pub const VERSION: u32 = 1;
+/// The file name inside a report folder.
+pub const FILE: &str = "model.json";
+
+/// A saved model (the JSON schema of `model.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SavedModel {
+    pub format: String,
+    pub version: u32,
+    pub tool_version: String,
+    /// The pipeline's name and title.
+    pub name: String,
+    pub title: String,
+    pub tokenize: TokenizeSettings,
+    pub ngram_range: [usize; 2],
+    pub sublinear_tf: bool,
+    pub smooth_idf: bool,
+    pub norm: Norm,
+    /// Feature stems (space-separated for n-grams), their surface forms and IDF, by column.
+    pub stems: Vec<String>,
+    pub surfaces: Vec<String>,
+    pub idf: Vec<f32>,
+    pub reducer: Reducer,
+    /// Topic centroids in the reduced space: `centroids[topic]`.
+    pub centroids: Vec<Vec<f32>>,
+    pub topics: Vec<SavedTopic>,
+}
+
+/// A topic as saved.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SavedTopic {
+    pub id: usize,
+    pub label: String,
+    pub size: usize,
+}
+
+/// Loading failures.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("cannot read model {path}: {message}")]
+    Read { path: PathBuf, message: String },
+    #[error("{path} is not a topicmap model (format {found:?})")]
+    Format { path: PathBuf, found: String },
+    #[error("{path} is a version {found} model; this topicmap reads version {VERSION}: refit with this version")]
+    Version { path: PathBuf, found: u32 },
+    #[error("model {path} is inconsistent: {message}")]
+    Inconsistent { path: PathBuf, message: String },
+}
+
+impl SavedModel {
+    /// Collects what a fit learned.
+    pub fn new(
+        name: &str,
+        title: &str,
+        tokenize: &TokenizeSettings,
+        tfidf: &TfIdf,
+        reducer: &Reducer,
+        centroids: &Array2<f32>,
+        topics: Vec<SavedTopic>,
+    ) -> SavedModel {
+        let (ngram_range, sublinear_tf, smooth_idf, norm) = tfidf.params().weighting();
+        SavedModel {
+            format: FORMAT.into(),
+            version: VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            name: name.into(),
+            title: title.into(),
+            tokenize: tokenize.clone(),
+            ngram_range,
+            sublinear_tf,
+            smooth_idf,
+            norm,
+            stems: tfidf.features().iter().map(|f| f.stem.clone()).collect(),
+            surfaces: tfidf.features().iter().map(|f| f.surface.clone()).collect(),
+            idf: tfidf.idf().to_vec(),
+            reducer: reducer.clone(),
+            centroids: centroids.outer_iter().map(|r| r.to_vec()).collect(),
+            topics,
+        }
+    }
+
+    /// Loads `model.json` from a report folder (or the file itself), checking format and version.
+    pub fn load(path: &Path) -> Result<SavedModel, ModelError> {
+        let file = if path.is_dir() {
+            path.join(FILE)
+        } else {
+            path.to_path_buf()
+        };
+        let read = |message: String| ModelError::Read {
+            path: file.clone(),
+            message,
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| read(e.to_string()))?;
+        // Check the header first, so an unknown version gets a clear message, not a schema error.
+        let header: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| read(e.to_string()))?;
+        let format = header["format"].as_str().unwrap_or("").to_string();
+        if format != FORMAT {
+            return Err(ModelError::Format {
+                path: file,
+                found: format,
+            });
+        }
+        let version = header["version"].as_u64().unwrap_or(0) as u32;
+        if version != VERSION {
+            return Err(ModelError::Version {
+                path: file,
+                found: version,
+            });
+        }
+        let model: SavedModel = serde_json::from_value(header).map_err(|e| read(e.to_string()))?;
+        let bad = |message: String| ModelError::Inconsistent {
+            path: file.clone(),
+            message,
+        };
+        let n = model.stems.len();
+        if model.surfaces.len() != n || model.idf.len() != n {
+            return Err(bad("vocabulary, surfaces and IDF differ in length".into()));
+        }
+        if model.reducer.n_features() != n {
+            return Err(bad("the reduction does not match the vocabulary".into()));
+        }
+        let d = model.reducer.dims();
+        if model.centroids.is_empty() || model.centroids.iter().any(|c| c.len() != d) {
+            return Err(bad(format!(
+                "centroids must be non-empty rows of {d} values"
+            )));
+        }
+        if model.topics.len() != model.centroids.len() {
+            return Err(bad("topics and centroids differ in number".into()));
+        }
+        Ok(model)
+    }
+
+    /// The TF-IDF model, ready to `transform`.
+    pub fn tfidf(&self) -> TfIdf {
+        let params = TfIdfParams::new()
+            .ngram_range(self.ngram_range)
+            .sublinear_tf(self.sublinear_tf)
+            .smooth_idf(self.smooth_idf)
+            .norm(self.norm);
+        TfIdf::from_saved(
+            params,
+            self.stems.clone(),
+            self.surfaces.clone(),
+            self.idf.clone(),
+        )
+    }
+
+    /// The centroids as a matrix.
+    pub fn centroid_matrix(&self) -> Array2<f32> {
+        let k = self.centroids.len();
+        let d = self.centroids[0].len();
+        Array2::from_shape_vec((k, d), self.centroids.concat()).expect("checked on load")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_format_and_version_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join(FILE);
+        std::fs::write(&p, r#"{"format": "topicmap-model", "version": 99}"#).unwrap();
+        let e = SavedModel::load(d.path()).unwrap_err();
+        assert!(matches!(e, ModelError::Version { found: 99, .. }), "{e}");
+        assert!(e.to_string().contains("version 99") && e.to_string().contains("reads version 1"));
+        std::fs::write(&p, r#"{"format": "something-else", "version": 1}"#).unwrap();
+        assert!(matches!(
+            SavedModel::load(&p).unwrap_err(),
+            ModelError::Format { .. }
+        ));
+        std::fs::write(&p, "not json").unwrap();
+        assert!(matches!(
+            SavedModel::load(&p).unwrap_err(),
+            ModelError::Read { .. }
+        ));
+    }
+}
