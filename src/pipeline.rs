@@ -13,6 +13,7 @@ use crate::clean::Cleaner;
 use crate::cluster::{self, Clustering, KMeansParams, KSelection};
 use crate::config::{KChoice, OnBadDocument, ReduceKind, Settings};
 use crate::describe::map::{self as topic_map, Map};
+use crate::describe::matching::{self, DriftRow};
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, DescribeParams, TopicSummary};
 use crate::evaluate::{self, Metrics};
@@ -84,13 +85,17 @@ struct Outcome {
     map: Map,
     similarity: Vec<Vec<f64>>,
     metrics: Option<Metrics>,
+    /// Stem-keyed term weights of each topic (its fingerprint for matching later runs).
+    fingerprints: Vec<Vec<(String, f64)>>,
+    drift: Option<Vec<DriftRow>>,
+    next_id: usize,
 }
 
 /// Runs the whole pipeline and writes the report.
 pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, PipelineError> {
     let started = chrono::Utc::now();
     let mut progress = Progress::new(opts.quiet);
-    let outcome = analyse(settings, &mut progress)?;
+    let outcome = analyse(settings, opts.out.as_deref(), &mut progress)?;
 
     let dest = match &opts.out {
         Some(dir) => Destination::Exact(dir.clone()),
@@ -185,7 +190,11 @@ fn warn_skipped(progress: &Progress, skipped: &[Skipped]) {
 }
 
 /// The analysis stages, in order.
-fn analyse(settings: &Settings, progress: &mut Progress) -> Result<Outcome, PipelineError> {
+fn analyse(
+    settings: &Settings,
+    opts_out: Option<&std::path::Path>,
+    progress: &mut Progress,
+) -> Result<Outcome, PipelineError> {
     let mut corpus = ingest_stage(settings, progress)?;
 
     progress.stage(
@@ -309,6 +318,48 @@ fn analyse(settings: &Settings, progress: &mut Progress) -> Result<Outcome, Pipe
         |s: &TopicSummary| format!("{} topics", s.topics.len()),
     )?;
 
+    // Stable ids: keep the previous run's ids for the topics that match it.
+    let mut summary = summary;
+    let fingerprints: Vec<Vec<(String, f64)>> = summary
+        .topics
+        .iter()
+        .map(|t| {
+            t.terms
+                .iter()
+                .map(|w| {
+                    let key: Vec<&str> = w
+                        .stems
+                        .iter()
+                        .map(|&s| tokens.terms[s as usize].stem.as_str())
+                        .collect();
+                    (key.join(" "), w.weight)
+                })
+                .collect()
+        })
+        .collect();
+    let (drift, next_id) = match previous_model(settings, opts_out, progress)? {
+        Some(prev) => {
+            let current: Vec<_> = summary
+                .topics
+                .iter()
+                .zip(&fingerprints)
+                .map(|(t, f)| matching::TopicFingerprint {
+                    id: t.id,
+                    label: t.label.clone(),
+                    share: t.share,
+                    terms: f.clone(),
+                })
+                .collect();
+            let previous: Vec<_> = prev.topics.iter().map(|t| t.fingerprint()).collect();
+            let m = matching::match_topics(&current, &previous, prev.next_id);
+            for (t, &id) in summary.topics.iter_mut().zip(&m.ids) {
+                t.id = id;
+            }
+            (Some(m.drift), m.next_id)
+        }
+        None => (None, summary.topics.len()),
+    };
+
     let (trends, map, similarity) = progress.stage(
         "trends",
         |_| -> Result<_, PipelineError> {
@@ -367,7 +418,54 @@ fn analyse(settings: &Settings, progress: &mut Progress) -> Result<Outcome, Pipe
         map,
         similarity,
         metrics,
+        fingerprints,
+        drift,
+        next_id,
     })
+}
+
+/// The previous run's model, if there is one to keep ids from.
+fn previous_model(
+    settings: &Settings,
+    out: Option<&std::path::Path>,
+    progress: &Progress,
+) -> Result<Option<SavedModel>, PipelineError> {
+    let explicit = settings
+        .output
+        .previous
+        .as_ref()
+        .filter(|p| !p.ends_with("latest"));
+    let candidate = match (explicit, out) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(dir)) if dir.join(crate::model::FILE).is_file() => Some(dir.to_path_buf()),
+        (None, _) => settings.output.previous.clone(),
+    };
+    let Some(path) = candidate else {
+        return Ok(None);
+    };
+    let file = if path.is_dir() {
+        path.join(crate::model::FILE)
+    } else {
+        path.clone()
+    };
+    if !file.is_file() {
+        if explicit.is_some() {
+            return Err(crate::model::ModelError::Read {
+                path: file,
+                message: "output.previous names no model.json".into(),
+            }
+            .into());
+        }
+        return Ok(None);
+    }
+    match SavedModel::load(&file) {
+        Ok(m) => Ok(Some(m)),
+        Err(e) if explicit.is_none() => {
+            progress.warn(&format!("topic ids start afresh: {e}"));
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Cleans every document's text and title; paper-list documents get a snippet as their title.
@@ -483,6 +581,9 @@ fn write_tables(o: &Outcome, dir: &std::path::Path) -> Result<(), PipelineError>
     if let Some(m) = &o.metrics {
         export::write_json(&dir.join("metrics.json"), m)?;
     }
+    if let Some(d) = &o.drift {
+        export::drift_csv(&dir.join("drift.csv"), d)?;
+    }
     Ok(())
 }
 
@@ -496,10 +597,13 @@ fn write_model(
         .summary
         .topics
         .iter()
-        .map(|t| SavedTopic {
+        .zip(&o.fingerprints)
+        .map(|(t, f)| SavedTopic {
             id: t.id,
             label: t.label.clone(),
             size: t.size,
+            share: t.share,
+            terms: f.clone(),
         })
         .collect();
     let model = SavedModel::new(
@@ -510,6 +614,7 @@ fn write_model(
         &o.reducer,
         o.clustering.centroids(),
         topics,
+        o.next_id,
     );
     export::write_json(&dir.join(crate::model::FILE), &model)?;
     Ok(())
@@ -576,7 +681,7 @@ fn draw_charts(
     let mut series: Vec<chart::TopicSeries> = moving
         .iter()
         .map(|&t| chart::TopicSeries {
-            topic_id: t,
+            topic_id: topics[t].id,
             label: label(t),
             values: o.trends.shares[t].clone(),
         })
@@ -609,7 +714,7 @@ fn draw_charts(
             .chain(t.iter().rev().take(n_movers).rev())
             .filter(|m| m.slope.abs() > 1e-9)
             .map(|m| chart::Mover {
-                topic_id: m.topic_id,
+                topic_id: topics[m.topic_id].id,
                 label: label(m.topic_id),
                 change: m.slope,
             })
@@ -673,7 +778,7 @@ fn draw_charts(
         .map(|(p, &t)| chart::MapPoint {
             x: p[0],
             y: p[1],
-            topic_id: t,
+            topic_id: topics[t].id,
         })
         .collect();
     let centres: Vec<chart::MapTopic> = o
@@ -682,7 +787,7 @@ fn draw_charts(
         .iter()
         .enumerate()
         .map(|(t, p)| chart::MapTopic {
-            topic_id: t,
+            topic_id: topics[t].id,
             label: label(t),
             x: p[0],
             y: p[1],
@@ -776,7 +881,8 @@ fn write_report(
         ],
         topics: topics
             .iter()
-            .map(|t| ReportTopic {
+            .enumerate()
+            .map(|(index, t)| ReportTopic {
                 id: t.id,
                 label: t.label.clone(),
                 size: t.size,
@@ -792,7 +898,7 @@ fn write_report(
                     })
                     .collect(),
                 shares_by_period: if timed_periods {
-                    o.trends.shares[t.id].clone()
+                    o.trends.shares[index].clone()
                 } else {
                     Vec::new()
                 },
@@ -815,7 +921,7 @@ fn write_report(
                 .filter(|m| m.slope > 0.0)
                 .chain(t.iter().rev().filter(|m| m.slope < 0.0))
                 .map(|m| report::Mover {
-                    topic_id: m.topic_id,
+                    topic_id: topics[m.topic_id].id,
                     label: topics[m.topic_id].label.clone(),
                     change: m.slope / 100.0,
                 })
@@ -974,11 +1080,12 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
         topics: model
             .topics
             .iter()
-            .map(|t| describe::Topic {
+            .enumerate()
+            .map(|(index, t)| describe::Topic {
                 id: t.id,
                 label: t.label.clone(),
-                size: clustering.sizes()[t.id],
-                share: clustering.sizes()[t.id] as f64 / n as f64,
+                size: clustering.sizes()[index],
+                share: clustering.sizes()[index] as f64 / n as f64,
                 terms: Vec::new(),
                 representatives: Vec::new(),
             })

@@ -1,9 +1,8 @@
 //! Automatic k: sweep a range, score each k, pick one by a stated rule.
 //!
 //! Each k in `k-min..=k-max` (capped at a fifth of the documents, so topics keep a few members)
-//! is fitted with fewer restarts than the final fit, then scored with the silhouette coefficient
-//! on a seeded sample (the sample's distances are computed once for the whole sweep) and with
-//! inertia. **Rule:** the k with the highest silhouette; ties go to the smaller k. The winner is
+//! is fitted with two k-means++ restarts, then scored with the silhouette coefficient on a seeded
+//! sample (the sample's distances are computed once for the whole sweep) and with inertia. **Rule:** the k with the highest silhouette; ties go to the smaller k. The winner is
 //! then refitted with the full number of restarts. The whole table is kept for `k_selection.csv`
 //! and its chart.
 
@@ -59,7 +58,7 @@ pub fn sweep(
     let mut scores = Vec::new();
     for k in lo..=hi {
         on_k(k);
-        let fit: Clustering = base.clone().with_k(k).runs_at_most(3).check()?.fit(x)?;
+        let fit: Clustering = base.clone().with_k(k).runs_at_most(2).check()?.fit(x)?;
         let s = sil.score(fit.assignments()).unwrap_or(f64::NEG_INFINITY);
         scores.push(KScore {
             k,

@@ -156,4 +156,6 @@ pub struct ChartsOptions {
 pub struct OutputOptions {
     pub dir: Option<String>,
     pub on_bad_document: Option<String>,
+    /// The run whose topic ids to keep (a report folder or its model.json), or "none".
+    pub previous: Option<String>,
 }

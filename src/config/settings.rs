@@ -249,6 +249,9 @@ pub struct OutputSettings {
     pub dir: PathBuf,
     /// Default `skip` (counted and reported).
     pub on_bad_document: OnBadDocument,
+    /// The run whose topic ids are kept. Default: `dir/latest`, when it exists. `None` when the
+    /// pipeline says `previous = "none"`.
+    pub previous: Option<PathBuf>,
 }
 
 impl Settings {
@@ -488,6 +491,11 @@ impl Settings {
             trends,
             charts,
             output: OutputSettings {
+                previous: match out.previous.as_deref() {
+                    Some("none") => None,
+                    Some(p) => Some(base.join(p)),
+                    None => Some(dir.join("latest")),
+                },
                 dir,
                 on_bad_document,
             },

@@ -6,6 +6,7 @@
 
 pub mod ctfidf;
 pub mod map;
+pub mod matching;
 pub mod trends;
 
 use crate::cluster::Clustering;

@@ -64,7 +64,9 @@ pub fn documents_csv(
         csv::text_column("title", (0..docs.len()).map(|i| display_title(corpus, i))),
         Column::new(
             "topic_id".into(),
-            a.iter().map(|&t| t as u32).collect::<Vec<_>>(),
+            a.iter()
+                .map(|&t| summary.topics[t].id as u32)
+                .collect::<Vec<_>>(),
         ),
         csv::text_column(
             "topic_label",
@@ -197,12 +199,12 @@ pub fn topic_trends_csv(
     let (mut period, mut ids, mut labels, mut counts, mut shares) =
         (vec![], vec![], vec![], vec![], vec![]);
     for (j, p) in trends.periods.iter().enumerate() {
-        for t in &summary.topics {
+        for (index, t) in summary.topics.iter().enumerate() {
             period.push(p.label.as_str());
             ids.push(t.id as u32);
             labels.push(t.label.as_str());
-            counts.push(trends.counts[t.id][j] as u32);
-            shares.push(trends.shares[t.id][j]);
+            counts.push(trends.counts[index][j] as u32);
+            shares.push(trends.shares[index][j]);
         }
     }
     let cols = vec![
@@ -241,7 +243,9 @@ pub fn trends_csv(
         Column::new("rank".into(), (1..=t.len() as u32).collect::<Vec<_>>()),
         Column::new(
             "topic_id".into(),
-            t.iter().map(|x| x.topic_id as u32).collect::<Vec<_>>(),
+            t.iter()
+                .map(|x| summary.topics[x.topic_id].id as u32)
+                .collect::<Vec<_>>(),
         ),
         csv::text_column(
             "label",
@@ -261,6 +265,39 @@ pub fn trends_csv(
             t.iter().map(|x| x.last_share).collect::<Vec<_>>(),
         ),
         Column::new("periods".into(), vec![trends.periods.len() as u32; t.len()]),
+    ];
+    csv::write_csv(path, cols).map_err(werr(path))
+}
+
+/// Writes `drift.csv`: how this run's topics map onto the previous run's.
+pub fn drift_csv(
+    path: &Path,
+    rows: &[crate::describe::matching::DriftRow],
+) -> Result<(), ExportError> {
+    let opt = |v: Option<usize>| v.map(|x| x as u32);
+    let cols = vec![
+        Column::new(
+            "previous_id".into(),
+            rows.iter().map(|r| opt(r.previous_id)).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "new_id".into(),
+            rows.iter().map(|r| opt(r.id)).collect::<Vec<_>>(),
+        ),
+        csv::text_column("status", rows.iter().map(|r| r.status)),
+        csv::text_column("label", rows.iter().map(|r| r.label.as_str())),
+        csv::text_column(
+            "previous_label",
+            rows.iter().map(|r| r.previous_label.as_str()),
+        ),
+        Column::new(
+            "similarity".into(),
+            rows.iter().map(|r| r.similarity).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "share_change".into(),
+            rows.iter().map(|r| r.share_change).collect::<Vec<_>>(),
+        ),
     ];
     csv::write_csv(path, cols).map_err(werr(path))
 }

@@ -44,7 +44,10 @@ pub struct SavedModel {
     pub reducer: Reducer,
     /// Topic centroids in the reduced space: `centroids[topic]`.
     pub centroids: Vec<Vec<f32>>,
+    /// Topics, in centroid order; their ids are the stable topic ids.
     pub topics: Vec<SavedTopic>,
+    /// The first id no topic of this pipeline has had (ids of vanished topics are not reused).
+    pub next_id: usize,
 }
 
 /// A topic as saved.
@@ -53,6 +56,20 @@ pub struct SavedTopic {
     pub id: usize,
     pub label: String,
     pub size: usize,
+    pub share: f64,
+    /// c-TF-IDF weights of its top terms, keyed by stem: the fingerprint refits match against.
+    pub terms: Vec<(String, f64)>,
+}
+
+impl SavedTopic {
+    pub fn fingerprint(&self) -> crate::describe::matching::TopicFingerprint {
+        crate::describe::matching::TopicFingerprint {
+            id: self.id,
+            label: self.label.clone(),
+            share: self.share,
+            terms: self.terms.clone(),
+        }
+    }
 }
 
 /// Loading failures.
@@ -78,6 +95,7 @@ impl SavedModel {
         reducer: &Reducer,
         centroids: &Array2<f32>,
         topics: Vec<SavedTopic>,
+        next_id: usize,
     ) -> SavedModel {
         let (ngram_range, sublinear_tf, smooth_idf, norm) = tfidf.params().weighting();
         SavedModel {
@@ -97,6 +115,7 @@ impl SavedModel {
             reducer: reducer.clone(),
             centroids: centroids.outer_iter().map(|r| r.to_vec()).collect(),
             topics,
+            next_id,
         }
     }
 

@@ -1,0 +1,280 @@
+//! Stable topic ids across refits: match this run's topics to the previous run's.
+//!
+//! Two fits of the same pipeline live in different LSA spaces, so centroids cannot be compared
+//! directly; their topics' class-based term weights can. Each pair of (new, previous) topics is
+//! scored by the cosine of their weighted terms, keyed by stem, and the one-to-one matching that
+//! maximises the total similarity is found with the Hungarian algorithm. A pair below
+//! [`MIN_SIMILARITY`] is not a match. Matched topics keep their previous id; new topics get fresh
+//! ids, never reusing an id a vanished topic had; vanished topics are listed.
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// Below this cosine, two topics are not the same topic.
+pub const MIN_SIMILARITY: f64 = 0.2;
+
+/// A topic of the previous run, as saved in its model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopicFingerprint {
+    pub id: usize,
+    pub label: String,
+    pub share: f64,
+    /// Weighted terms keyed by stem (space-separated stems for phrases).
+    pub terms: Vec<(String, f64)>,
+}
+
+/// One line of `drift.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriftRow {
+    pub previous_id: Option<usize>,
+    pub id: Option<usize>,
+    pub label: String,
+    pub previous_label: String,
+    pub similarity: f64,
+    pub share_change: f64,
+    /// `matched`, `new` or `vanished`.
+    pub status: &'static str,
+}
+
+/// The outcome of matching.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matching {
+    /// The id of each current topic, by index.
+    pub ids: Vec<usize>,
+    /// The next fresh id after this run.
+    pub next_id: usize,
+    pub drift: Vec<DriftRow>,
+}
+
+/// Cosine similarity of two weighted term lists.
+pub fn similarity(a: &[(String, f64)], b: &[(String, f64)]) -> f64 {
+    let map: FxHashMap<&str, f64> = b.iter().map(|(t, w)| (t.as_str(), *w)).collect();
+    let dot: f64 = a
+        .iter()
+        .filter_map(|(t, w)| map.get(t.as_str()).map(|v| v * w))
+        .sum();
+    let na = a.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
+    let nb = b.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
+    if na > 0.0 && nb > 0.0 {
+        dot / (na * nb)
+    } else {
+        0.0
+    }
+}
+
+/// Matches `current` topics (fingerprints with ids ignored) to `previous` ones.
+/// `next_id` is the first id never used by the previous runs.
+pub fn match_topics(
+    current: &[TopicFingerprint],
+    previous: &[TopicFingerprint],
+    next_id: usize,
+) -> Matching {
+    let n = current.len();
+    let m = previous.len();
+    let sim: Vec<Vec<f64>> = current
+        .iter()
+        .map(|c| {
+            previous
+                .iter()
+                .map(|p| similarity(&c.terms, &p.terms))
+                .collect()
+        })
+        .collect();
+    let size = n.max(m);
+    // Cost matrix, padded square; maximise similarity = minimise (1 - similarity).
+    let cost: Vec<Vec<f64>> = (0..size)
+        .map(|i| {
+            (0..size)
+                .map(|j| if i < n && j < m { 1.0 - sim[i][j] } else { 1.0 })
+                .collect()
+        })
+        .collect();
+    let assignment = hungarian(&cost);
+    let mut next = next_id.max(previous.iter().map(|p| p.id + 1).max().unwrap_or(0));
+    let mut ids = vec![usize::MAX; n];
+    let mut matched_prev = vec![false; m];
+    let mut drift = Vec::new();
+    for i in 0..n {
+        let j = assignment[i];
+        if j < m && sim[i][j] >= MIN_SIMILARITY {
+            ids[i] = previous[j].id;
+            matched_prev[j] = true;
+            drift.push(DriftRow {
+                previous_id: Some(previous[j].id),
+                id: Some(previous[j].id),
+                label: current[i].label.clone(),
+                previous_label: previous[j].label.clone(),
+                similarity: sim[i][j],
+                share_change: current[i].share - previous[j].share,
+                status: "matched",
+            });
+        }
+    }
+    // Fresh ids for new topics, in the current order (largest first).
+    for i in 0..n {
+        if ids[i] == usize::MAX {
+            ids[i] = next;
+            next += 1;
+            let best = (0..m).map(|j| sim[i][j]).fold(0.0f64, f64::max);
+            drift.push(DriftRow {
+                previous_id: None,
+                id: Some(ids[i]),
+                label: current[i].label.clone(),
+                previous_label: String::new(),
+                similarity: best,
+                share_change: current[i].share,
+                status: "new",
+            });
+        }
+    }
+    for j in 0..m {
+        if !matched_prev[j] {
+            drift.push(DriftRow {
+                previous_id: Some(previous[j].id),
+                id: None,
+                label: String::new(),
+                previous_label: previous[j].label.clone(),
+                similarity: 0.0,
+                share_change: -previous[j].share,
+                status: "vanished",
+            });
+        }
+    }
+    Matching {
+        ids,
+        next_id: next,
+        drift,
+    }
+}
+
+/// Minimum-cost perfect assignment of a square cost matrix (Hungarian algorithm, O(n^3),
+/// Jonker-Volgenant style potentials). Returns the column of each row.
+pub fn hungarian(cost: &[Vec<f64>]) -> Vec<usize> {
+    let n = cost.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let inf = f64::INFINITY;
+    // 1-based arrays as in the classic formulation; p[j] = row matched to column j.
+    let mut u = vec![0.0; n + 1];
+    let mut v = vec![0.0; n + 1];
+    let mut p = vec![0usize; n + 1];
+    let mut way = vec![0usize; n + 1];
+    for i in 1..=n {
+        p[0] = i;
+        let mut j0 = 0usize;
+        let mut minv = vec![inf; n + 1];
+        let mut used = vec![false; n + 1];
+        loop {
+            used[j0] = true;
+            let i0 = p[j0];
+            let mut delta = inf;
+            let mut j1 = 0usize;
+            for j in 1..=n {
+                if !used[j] {
+                    let cur = cost[i0 - 1][j - 1] - u[i0] - v[j];
+                    if cur < minv[j] {
+                        minv[j] = cur;
+                        way[j] = j0;
+                    }
+                    if minv[j] < delta {
+                        delta = minv[j];
+                        j1 = j;
+                    }
+                }
+            }
+            for j in 0..=n {
+                if used[j] {
+                    u[p[j]] += delta;
+                    v[j] -= delta;
+                } else {
+                    minv[j] -= delta;
+                }
+            }
+            j0 = j1;
+            if p[j0] == 0 {
+                break;
+            }
+        }
+        loop {
+            let j1 = way[j0];
+            p[j0] = p[j1];
+            j0 = j1;
+            if j0 == 0 {
+                break;
+            }
+        }
+    }
+    let mut result = vec![0usize; n];
+    for j in 1..=n {
+        if p[j] > 0 {
+            result[p[j] - 1] = j - 1;
+        }
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fp(id: usize, label: &str, share: f64, terms: &[(&str, f64)]) -> TopicFingerprint {
+        TopicFingerprint {
+            id,
+            label: label.into(),
+            share,
+            terms: terms.iter().map(|(t, w)| (t.to_string(), *w)).collect(),
+        }
+    }
+
+    #[test]
+    fn hungarian_finds_the_optimum_not_the_greedy_choice() {
+        // Greedy would take (0,0) = 1 and then (1,1) = 10; the optimum is (0,1) + (1,0) = 2 + 2.
+        let cost = vec![vec![1.0, 2.0], vec![2.0, 10.0]];
+        assert_eq!(hungarian(&cost), vec![1, 0]);
+        let cost = vec![
+            vec![4.0, 1.0, 3.0],
+            vec![2.0, 0.0, 5.0],
+            vec![3.0, 2.0, 2.0],
+        ];
+        assert_eq!(hungarian(&cost), vec![1, 0, 2]);
+    }
+
+    #[test]
+    fn matched_topics_keep_ids_new_ones_get_fresh_ids_and_vanished_are_listed() {
+        let previous = vec![
+            fp(3, "graph networks", 0.5, &[("graph", 1.0), ("node", 0.5)]),
+            fp(
+                7,
+                "reinforcement learning",
+                0.3,
+                &[("reinforc", 1.0), ("reward", 0.8)],
+            ),
+            fp(9, "kernels", 0.2, &[("kernel", 1.0)]),
+        ];
+        // The current run finds the RL topic first, then graphs, then something new.
+        let current = vec![
+            fp(
+                0,
+                "reinforcement, reward",
+                0.4,
+                &[("reward", 1.0), ("reinforc", 0.9)],
+            ),
+            fp(
+                1,
+                "graph, node",
+                0.4,
+                &[("graph", 0.9), ("node", 0.6), ("edg", 0.2)],
+            ),
+            fp(2, "diffusion", 0.2, &[("diffus", 1.0)]),
+        ];
+        let m = match_topics(&current, &previous, 12);
+        assert_eq!(m.ids, vec![7, 3, 12]);
+        assert_eq!(m.next_id, 13);
+        let vanished: Vec<_> = m.drift.iter().filter(|d| d.status == "vanished").collect();
+        assert_eq!(vanished.len(), 1);
+        assert_eq!(vanished[0].previous_id, Some(9));
+        let rl = m.drift.iter().find(|d| d.id == Some(7)).unwrap();
+        assert!((rl.share_change - 0.1).abs() < 1e-12 && rl.similarity > 0.9);
+    }
+}
