@@ -174,6 +174,34 @@ fn is_replaceable(dir: &Path) -> bool {
     }
 }
 
+/// Keeps the newest `keep` complete runs under `root/runs/` and deletes older ones (the run that
+/// `latest` points to is always kept). Returns the folders removed.
+pub fn prune(root: &Path, keep: usize) -> Result<Vec<PathBuf>, OutputError> {
+    let runs = root.join("runs");
+    let latest = fs::read_link(root.join("latest"))
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_os_string()));
+    let mut done: Vec<PathBuf> = fs::read_dir(&runs)
+        .map_err(io(&runs))?
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.path())
+        .collect();
+    // Run folders are UTC timestamps: names sort by age.
+    done.sort();
+    let excess = done.len().saturating_sub(keep.max(1));
+    let mut removed = Vec::new();
+    for old in done.into_iter().take(excess) {
+        if latest.as_deref() == old.file_name() {
+            continue;
+        }
+        fs::remove_dir_all(&old).map_err(io(&old))?;
+        removed.push(old);
+    }
+    Ok(removed)
+}
+
 /// Removes staging folders left by killed runs (we hold the lock, so none is live).
 fn clean_stale(runs: &Path) {
     if let Ok(entries) = fs::read_dir(runs) {
@@ -233,6 +261,24 @@ mod tests {
             "20260102T000000Z"
         );
         assert!(root.join("runs/20260101T000000Z/run.json").is_file());
+    }
+
+    #[test]
+    fn keep_prunes_the_oldest_runs_but_never_latest() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("p");
+        for stamp in ["20260101T000000Z", "20260102T000000Z", "20260103T000000Z"] {
+            let s = Staging::begin(Destination::History { root: root.clone() }, stamp).unwrap();
+            fs::write(s.path().join("run.json"), stamp).unwrap();
+            s.commit().unwrap();
+        }
+        let removed = prune(&root, 2).unwrap();
+        assert_eq!(removed, vec![root.join("runs/20260101T000000Z")]);
+        assert!(root.join("runs/20260103T000000Z").is_dir());
+        assert_eq!(
+            fs::read_to_string(root.join("latest/run.json")).unwrap(),
+            "20260103T000000Z"
+        );
     }
 
     #[test]

@@ -202,3 +202,63 @@ fn out_folder_with_foreign_files_is_never_replaced() {
         "keep me"
     );
 }
+
+#[test]
+fn duplicate_ids_are_renamed_in_skip_mode_and_refused_in_fail_mode() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("t.csv"),
+        "id,abstract\na,graph neural networks on graphs\na,graph networks pass messages\nb,graph attention networks\n",
+    )
+    .unwrap();
+    let body = "name = \"x\"\n[[input]]\npath = \"t.csv\"\nid = \"id\"\n[tokenize]\nmin-df = 1\nmax-df = 1.0\n[cluster]\nk = 1\n";
+    let p = pipeline(d.path(), "ok.toml", body);
+    let out = d.path().join("ok");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (h, rows) = read_csv(&out.join("documents.csv"));
+    assert_eq!(
+        column(&h, &rows, "doc_id"),
+        ["a", "a~2", "b"],
+        "nothing is lost"
+    );
+    let e = refuse(
+        d.path(),
+        &format!("{body}[output]\non-bad-document = \"fail\"\n"),
+        &[],
+    );
+    assert!(
+        e.contains("t.csv") && e.contains("document 2") && e.contains("duplicate id \"a\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn min_df_larger_than_the_corpus() {
+    let d = tempfile::tempdir().unwrap();
+    let body = format!(
+        "name = \"x\"\n[[input]]\npath = {:?}\n[tokenize]\nmin-df = 500\n[cluster]\nk = 2\n",
+        fixture("papers.csv").display().to_string()
+    );
+    let e = refuse(d.path(), &body, &[]);
+    assert!(
+        e.contains("min-df 500") && e.contains("18 documents"),
+        "{e}"
+    );
+}
+
+#[test]
+fn ragged_csv_rows_are_refused_with_the_file_name() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("r.csv"),
+        "id,abstract\na,graph networks\nb,graph,extra,fields\n",
+    )
+    .unwrap();
+    let e = refuse(
+        d.path(),
+        "name = \"x\"\n[[input]]\npath = \"r.csv\"\n[cluster]\nk = 1\n",
+        &[],
+    );
+    assert!(e.contains("r.csv"), "{e}");
+}

@@ -76,6 +76,10 @@ pub struct RunArgs {
     /// Repeatable. Arrays of tables are indexed: --set input.0.limit=100.
     #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
     pub set: Vec<String>,
+    /// Keep only the newest N runs in the pipeline's history folder (older ones are deleted
+    /// after this run completes; the latest run is always kept).
+    #[arg(long, value_name = "N")]
+    pub keep: Option<usize>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -6,12 +6,20 @@ use anyhow::Context;
 pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     let overrides = super::overrides(&args.set)?;
     let settings = crate::config::load(&args.pipeline, &overrides)?;
+    let history = args.out.is_none();
     let opts = crate::pipeline::RunOptions {
         out: args.out,
         quiet,
     };
     let outcome = crate::pipeline::run(&settings, &opts)
         .with_context(|| format!("running {}", args.pipeline.display()))?;
+    if let (Some(keep), true) = (args.keep, history) {
+        for old in crate::output::prune(&settings.output.dir, keep)? {
+            if !quiet {
+                eprintln!("removed old run {}", old.display());
+            }
+        }
+    }
     // The report's folder is the run's one piece of data: it goes to stdout for scripts.
     println!("{}", outcome.dir.display());
     Ok(())

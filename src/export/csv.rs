@@ -76,6 +76,32 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// What is written reads back equal (after the formula guard), whatever the text.
+        #[test]
+        fn written_cells_read_back_equal(cells in proptest::collection::vec("\\PC{0,40}|[,\"\n =+@-]{0,6}", 1..12)) {
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("p.csv");
+            write_csv(&p, vec![text_column("t", &cells)]).unwrap();
+            let bytes = std::fs::read(&p).unwrap();
+            let text = std::str::from_utf8(&bytes[3..]).unwrap().to_string();
+            let df = CsvReadOptions::default()
+                .with_has_header(true)
+                .with_infer_schema_length(Some(0))
+                .into_reader_with_file_handle(std::io::Cursor::new(text.into_bytes()))
+                .finish()
+                .unwrap();
+            let col = df.column("t").unwrap().str().unwrap().clone();
+            proptest::prop_assert_eq!(col.len(), cells.len());
+            for (i, c) in cells.iter().enumerate() {
+                let want = spreadsheet_safe(c).into_owned();
+                let got = col.get(i).unwrap_or("").to_string();
+                proptest::prop_assert_eq!(got, want);
+            }
+        }
+    }
+
     #[test]
     fn writes_bom_header_and_quotes() {
         let dir = tempfile::tempdir().unwrap();

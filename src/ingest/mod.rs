@@ -176,6 +176,7 @@ pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus,
                 (raw.len() as u64, sha256_hex(&raw), None)
             };
             corpus.has_time |= input.time.is_some();
+            dedupe_ids(&mut corpus, before, on_bad, &path)?;
             corpus.has_label |= input.label.is_some();
             corpus.sources.push(SourceFile {
                 path,
@@ -188,6 +189,50 @@ pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus,
         }
     }
     Ok(corpus)
+}
+
+/// Makes ids unique: a repeated id is an error in `fail` mode; in `skip` mode the later document
+/// keeps its text and gets `<id>~2`, `<id>~3`, ... with a note in the skipped list (nothing lost).
+fn dedupe_ids(
+    corpus: &mut Corpus,
+    from: usize,
+    on_bad: OnBadDocument,
+    path: &Path,
+) -> Result<(), IngestError> {
+    let mut seen: std::collections::HashMap<String, usize> = corpus.documents[..from]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.id.clone(), i))
+        .collect();
+    for i in from..corpus.documents.len() {
+        let id = corpus.documents[i].id.clone();
+        if let Some(&first) = seen.get(&id) {
+            let row = i - from + 1;
+            if on_bad == OnBadDocument::Fail {
+                return Err(IngestError::BadDocument {
+                    path: path.to_path_buf(),
+                    row,
+                    reason: format!("duplicate id {id:?} (first seen in document {})", first + 1),
+                });
+            }
+            let mut n = 2;
+            let mut new = format!("{id}~{n}");
+            while seen.contains_key(&new) {
+                n += 1;
+                new = format!("{id}~{n}");
+            }
+            corpus.skipped.push(Skipped {
+                file: path.to_path_buf(),
+                row,
+                reason: format!("duplicate id {id:?} renamed {new:?} (kept, not dropped)"),
+            });
+            corpus.documents[i].id = new.clone();
+            seen.insert(new, i);
+        } else {
+            seen.insert(id, i);
+        }
+    }
+    Ok(())
 }
 
 /// The files an input names, sorted; errors when a plain path is missing or a glob matches nothing.

@@ -423,6 +423,27 @@ mod tests {
         assert_eq!(tc.doc_terms(1).count(), 2);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Whatever the text: tokens are lowercase, within the length limits, never pure numbers,
+        /// and a content token's stem comes from its surface.
+        #[test]
+        fn analyzer_invariants(text in "\\PC{0,200}") {
+            let a = Analyzer::from_settings(&settings());
+            for t in a.analyze(&text) {
+                proptest::prop_assert_eq!(t.surface.to_lowercase(), t.surface.clone());
+                proptest::prop_assert!(t.surface.chars().count() <= 40);
+                proptest::prop_assert!(!RemoveNumbers::is_number(&t.surface));
+                proptest::prop_assert!(!t.text.is_empty());
+            }
+            let tc = TokenizedCorpus::build_texts(&[text.as_str()], &a);
+            proptest::prop_assert_eq!(tc.n_docs(), 1);
+            for t in tc.doc_terms(0) {
+                proptest::prop_assert!((t as usize) < tc.terms.len());
+            }
+        }
+    }
+
     #[test]
     fn ids_do_not_depend_on_chunking_or_threads() {
         let a = Analyzer::from_settings(&settings());
