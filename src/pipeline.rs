@@ -320,41 +320,11 @@ fn analyse(
 
     // Stable ids: keep the previous run's ids for the topics that match it.
     let mut summary = summary;
-    let fingerprints: Vec<Vec<(String, f64)>> = summary
-        .topics
-        .iter()
-        .map(|t| {
-            t.terms
-                .iter()
-                .map(|w| {
-                    let key: Vec<&str> = w
-                        .stems
-                        .iter()
-                        .map(|&s| tokens.terms[s as usize].stem.as_str())
-                        .collect();
-                    (key.join(" "), w.weight)
-                })
-                .collect()
-        })
-        .collect();
-    let (drift, next_id) = match previous_model(settings, opts_out, progress)? {
+    let fingerprints = matching::fingerprints(&summary, &tokens);
+    let previous = previous_model(settings, opts_out, progress)?;
+    let (drift, next_id) = match previous {
         Some(prev) => {
-            let current: Vec<_> = summary
-                .topics
-                .iter()
-                .zip(&fingerprints)
-                .map(|(t, f)| matching::TopicFingerprint {
-                    id: t.id,
-                    label: t.label.clone(),
-                    share: t.share,
-                    terms: f.clone(),
-                })
-                .collect();
-            let previous: Vec<_> = prev.topics.iter().map(|t| t.fingerprint()).collect();
-            let m = matching::match_topics(&current, &previous, prev.next_id);
-            for (t, &id) in summary.topics.iter_mut().zip(&m.ids) {
-                t.id = id;
-            }
+            let m = matching::keep_ids(&mut summary, &fingerprints, &prev);
             (Some(m.drift), m.next_id)
         }
         None => (None, summary.topics.len()),

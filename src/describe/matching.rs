@@ -7,6 +7,9 @@
 //! [`MIN_SIMILARITY`] is not a match. Matched topics keep their previous id; new topics get fresh
 //! ids, never reusing an id a vanished topic had; vanished topics are listed.
 
+use super::TopicSummary;
+use crate::model::SavedModel;
+use crate::tokenize::TokenizedCorpus;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +47,54 @@ pub struct Matching {
     /// The next fresh id after this run.
     pub next_id: usize,
     pub drift: Vec<DriftRow>,
+}
+
+/// Each topic's weighted terms keyed by stem (space-separated stems for phrases): what a later
+/// run matches against, independent of this run's term ids.
+pub fn fingerprints(summary: &TopicSummary, tokens: &TokenizedCorpus) -> Vec<Vec<(String, f64)>> {
+    summary
+        .topics
+        .iter()
+        .map(|t| {
+            t.terms
+                .iter()
+                .map(|w| {
+                    let key: Vec<&str> = w
+                        .stems
+                        .iter()
+                        .map(|&s| tokens.terms[s as usize].stem.as_str())
+                        .collect();
+                    (key.join(" "), w.weight)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Gives `summary`'s topics the ids of the previous model's matching topics (fresh ids for the
+/// rest) and returns the matching.
+pub fn keep_ids(
+    summary: &mut TopicSummary,
+    fingerprints: &[Vec<(String, f64)>],
+    previous: &SavedModel,
+) -> Matching {
+    let current: Vec<TopicFingerprint> = summary
+        .topics
+        .iter()
+        .zip(fingerprints)
+        .map(|(t, f)| TopicFingerprint {
+            id: t.id,
+            label: t.label.clone(),
+            share: t.share,
+            terms: f.clone(),
+        })
+        .collect();
+    let prev: Vec<TopicFingerprint> = previous.topics.iter().map(|t| t.fingerprint()).collect();
+    let m = match_topics(&current, &prev, previous.next_id);
+    for (t, &id) in summary.topics.iter_mut().zip(&m.ids) {
+        t.id = id;
+    }
+    m
 }
 
 /// Cosine similarity of two weighted term lists.
