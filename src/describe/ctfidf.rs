@@ -196,7 +196,7 @@ fn find_phrases(
         _ => None,
     };
     // Each window that could be a phrase, as (key, first word index in doc).
-    let windows = |doc: &[u32], mut f: &mut dyn FnMut(Key, &[u32])| {
+    let windows = |doc: &[u32], f: &mut dyn FnMut(Key, &[u32])| {
         for n in [2usize, 3] {
             for w in doc.windows(n) {
                 let (Some(a), Some(b)) = (term_of(w[0]), term_of(w[n - 1])) else {
@@ -215,42 +215,72 @@ fn find_phrases(
                 f(key, w);
             }
         }
-        let _ = &mut f;
     };
-    // Pass 1: per topic, counts of windows made of its seed words, and surface variants.
-    let mut topic_counts: Vec<FxHashMap<Key, (u32, FxHashMap<Vec<u32>, u32>)>> =
-        vec![FxHashMap::default(); k];
-    for d in 0..tc.n_docs() {
-        let c = assignments[d];
-        let seeds = &seeds[c];
-        let table = &mut topic_counts[c];
-        windows(tc.doc_words(d), &mut |key, w| {
-            let first = term_of(w[0]).unwrap_or(u32::MAX);
-            let last = term_of(w[w.len() - 1]).unwrap_or(u32::MAX);
-            if !seeds.contains(&first) || !seeds.contains(&last) {
-                return;
+    // Pass 1, parallel over fixed chunks of documents: per topic, counts of windows made of its
+    // seed words, and their surface variants. Integer counts merge the same in any order.
+    type Table = FxHashMap<Key, (u32, FxHashMap<Vec<u32>, u32>)>;
+    let docs: Vec<usize> = (0..tc.n_docs()).collect();
+    let merge_tables = |mut a: Vec<Table>, b: Vec<Table>| {
+        for (ta, tb) in a.iter_mut().zip(b) {
+            for (key, (count, variants)) in tb {
+                let e = ta.entry(key).or_default();
+                e.0 += count;
+                for (v, c) in variants {
+                    *e.1.entry(v).or_default() += c;
+                }
             }
-            let e = table.entry(key).or_default();
-            e.0 += 1;
-            *e.1.entry(w.to_vec()).or_default() += 1;
-        });
-    }
+        }
+        a
+    };
+    let mut topic_counts: Vec<Table> = docs
+        .par_chunks(crate::tokenize::CHUNK)
+        .map(|ds| {
+            let mut tables: Vec<Table> = vec![FxHashMap::default(); k];
+            for &d in ds {
+                let c = assignments[d];
+                let seeds = &seeds[c];
+                let table = &mut tables[c];
+                windows(tc.doc_words(d), &mut |key, w| {
+                    let first = term_of(w[0]).unwrap_or(u32::MAX);
+                    let last = term_of(w[w.len() - 1]).unwrap_or(u32::MAX);
+                    if !seeds.contains(&first) || !seeds.contains(&last) {
+                        return;
+                    }
+                    let e = table.entry(key).or_default();
+                    e.0 += 1;
+                    *e.1.entry(w.to_vec()).or_default() += 1;
+                });
+            }
+            tables
+        })
+        .reduce(|| vec![FxHashMap::default(); k], merge_tables);
     for t in topic_counts.iter_mut() {
         t.retain(|_, v| v.0 >= PHRASE_MIN_COUNT);
     }
-    // Pass 2: corpus frequency of every retained phrase.
+    // Pass 2, parallel: corpus frequency of every retained phrase.
     let wanted: FxHashSet<Key> = topic_counts
         .iter()
         .flat_map(|t| t.keys().copied())
         .collect();
-    let mut corpus: FxHashMap<Key, u32> = FxHashMap::default();
-    for d in 0..tc.n_docs() {
-        windows(tc.doc_words(d), &mut |key, _| {
-            if wanted.contains(&key) {
-                *corpus.entry(key).or_default() += 1;
+    let corpus: FxHashMap<Key, u32> = docs
+        .par_chunks(crate::tokenize::CHUNK)
+        .map(|ds| {
+            let mut local: FxHashMap<Key, u32> = FxHashMap::default();
+            for &d in ds {
+                windows(tc.doc_words(d), &mut |key, _| {
+                    if wanted.contains(&key) {
+                        *local.entry(key).or_default() += 1;
+                    }
+                });
             }
+            local
+        })
+        .reduce(FxHashMap::default, |mut a, b| {
+            for (key, c) in b {
+                *a.entry(key).or_default() += c;
+            }
+            a
         });
-    }
     topic_counts
         .into_iter()
         .enumerate()
