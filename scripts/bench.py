@@ -10,7 +10,8 @@ label column and filter come from the pipeline's first [[input]].
 
 Note: topicmap does more work than the peer: besides TF-IDF, LSA and k-means it
 writes CSVs, charts and an HTML report, and its k-means keeps the best of
-`cluster.runs` restarts (default 10) where the peer runs n_init=1.
+`cluster.runs` restarts (default 10, 3 above 10,000 documents; mini-batch above 50,000)
+where the peer runs n_init=1.
 
 Needs ../shared/ (corpora and bench/) beside the checkout, scikit-learn for the
 peer (python3 -m pip install scikit-learn) and a built binary
@@ -102,7 +103,7 @@ def read_pipeline(path):
         only = ",".join(values)
     cluster = cfg.get("cluster", {})
     return {"name": cfg.get("name", path.stem), "csv": csv_path, "text": text, "label": label,
-            "only_labels": only, "k": cluster.get("k"), "runs": cluster.get("runs", 10)}
+            "only_labels": only, "k": cluster.get("k"), "runs": cluster.get("runs", "10 (3 above 10,000 docs; mini-batch above 50,000)")}
 
 
 def timed(cmd, workdir, env=None):

@@ -272,7 +272,7 @@ fn analyse(
 
     let base = KMeansParams::new(1)
         .seed(settings.cluster.seed)
-        .runs(settings.cluster.runs)
+        .runs(settings.cluster.runs_for(n))
         .max_iter(settings.cluster.max_iter)
         .tolerance(settings.cluster.tolerance)
         .minibatch_above(settings.cluster.minibatch_above);
@@ -843,7 +843,10 @@ fn write_report(
                 "min-df / max-df applied".into(),
                 format!("{} / {}", o.tfidf.df_bounds().0, o.tfidf.df_bounds().1),
             ),
-            ("k-means restarts".into(), settings.cluster.runs.to_string()),
+            (
+                "k-means restarts".into(),
+                settings.cluster.runs_for(o.corpus.len()).to_string(),
+            ),
             (
                 "period".into(),
                 format!("{:?}", settings.trends.period).to_lowercase(),
