@@ -34,76 +34,18 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent          # the checkout (scripts/..)
-SHARED = ROOT.parent / "shared"                        # ../shared beside the checkout
-DEFAULT_BINARY = ROOT / "target" / "release" / "topicmap"
-DEFAULT_BASELINE = SHARED / "bench" / "sklearn_baseline.py"
+from benchlib import (DEFAULT_BASELINE, DEFAULT_BINARY, ROOT, SHARED, die, log, need_file,
+                      read_first_input, resolve_arg_path)
 TIME = "/usr/bin/time"
 
 
-def die(msg):
-    print(f"bench.py: error: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def need_file(path, what, shared=False):
-    if not Path(path).is_file():
-        hint = (" The shared corpora and the peer live in ../shared/, which must sit beside the "
-                f"checkout ({SHARED})." if shared else "")
-        die(f"{what} not found: {path}.{hint}")
-
-
-def resolve_arg_path(p):
-    """A path given on the command line: as given (relative to the cwd), else relative to the repo root."""
-    p = Path(p)
-    if p.is_absolute() or p.exists():
-        return p.resolve()
-    return (ROOT / p).resolve()
-
-
 def read_pipeline(path):
-    """The pipeline's first [[input]]: CSV path, text columns, label, --only-labels list; and [cluster]."""
-    need_file(path, "pipeline file")
-    with open(path, "rb") as f:
-        cfg = tomllib.load(f)
-    inputs = cfg.get("input") or []
-    if not inputs:
-        die(f"{path} has no [[input]]")
-    inp = inputs[0]
+    """The pipeline's first [[input]] as the peer mirrors it, and its [cluster] runs."""
+    cfg, inputs, p = read_first_input(path)
     if len(inputs) > 1:
         log(f"note: {path.name} has {len(inputs)} inputs; only the first is benchmarked")
-    if inp.get("format", "csv") not in ("csv", "table"):
-        die(f"the first input of {path} is format {inp.get('format')!r}; only CSV inputs can be mirrored")
-    csv_path = (path.parent / inp["path"]).resolve()
-    shared = True  # corpora are expected under ../shared/corpora/
-    need_file(csv_path, f"corpus of {path.name}", shared=shared)
-    text = inp.get("text")
-    if isinstance(text, str):
-        text = [text]
-    if not text:
-        import csv
-        with open(csv_path, newline="", encoding="utf-8") as f:
-            header = next(csv.reader(f))
-        text = ["title", "abstract"] if {"title", "abstract"} <= set(header) else ["text"]
-    label = inp.get("label")
-    only = None
-    flt = inp.get("filter")
-    if flt:
-        if flt.get("column") != label:
-            die(f"{path.name} filters on column {flt.get('column')!r}, not on the label column "
-                f"{label!r}; sklearn_baseline.py can only filter on the label (--only-labels), "
-                "so the filter can't be mirrored")
-        values = flt.get("values") or []
-        if any("," in v for v in values):
-            die("a filter value contains a comma; --only-labels can't express it")
-        only = ",".join(values)
-    cluster = cfg.get("cluster", {})
-    return {"name": cfg.get("name", path.stem), "csv": csv_path, "text": text, "label": label,
-            "only_labels": only, "k": cluster.get("k"), "runs": cluster.get("runs", "10 (3 above 10,000 docs; mini-batch above 50,000)")}
+    p["runs"] = cfg.get("cluster", {}).get("runs", "10 (3 above 10,000 docs; mini-batch above 50,000)")
+    return p
 
 
 def timed(cmd, workdir, env=None):

@@ -33,78 +33,22 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent          # the checkout (scripts/..)
-SHARED = ROOT.parent / "shared"                        # ../shared beside the checkout
-DEFAULT_BINARY = ROOT / "target" / "release" / "topicmap"
-DEFAULT_BASELINE = SHARED / "bench" / "sklearn_baseline.py"
+from benchlib import (DEFAULT_BASELINE, DEFAULT_BINARY, ROOT, SHARED, die, log, need_file,
+                      read_first_input, resolve_arg_path)
 METRICS = [("v_measure", "V-measure"), ("ari", "ARI"), ("homogeneity", "Homogeneity"),
            ("completeness", "Completeness"), ("nmi", "NMI")]
 
 
-def die(msg):
-    print(f"bench_quality.py: error: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def log(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def need_file(path, what, shared=False):
-    if not Path(path).is_file():
-        hint = (" The shared corpora and the peer live in ../shared/, which must sit beside the "
-                f"checkout ({SHARED})." if shared else "")
-        die(f"{what} not found: {path}.{hint}")
-
-
-def resolve_arg_path(p):
-    """A path given on the command line: as given (relative to the cwd), else relative to the repo root."""
-    p = Path(p)
-    if p.is_absolute() or p.exists():
-        return p.resolve()
-    return (ROOT / p).resolve()
-
-
 def read_pipeline(path):
-    """The pipeline's first [[input]] (CSV, text columns, label, --only-labels) and its [cluster] k."""
-    need_file(path, "pipeline file")
-    with open(path, "rb") as f:
-        cfg = tomllib.load(f)
-    inputs = cfg.get("input") or []
+    """The pipeline's single input as the peer mirrors it; quality needs a label and a fixed k."""
+    cfg, inputs, p = read_first_input(path)
     if len(inputs) != 1:
         die(f"{path.name} has {len(inputs)} inputs; the peer can only mirror a single CSV input")
-    inp = inputs[0]
-    if inp.get("format", "csv") not in ("csv", "table"):
-        die(f"the input of {path.name} is format {inp.get('format')!r}; only CSV inputs can be mirrored")
-    csv_path = (path.parent / inp["path"]).resolve()
-    need_file(csv_path, f"corpus of {path.name}", shared=True)
-    label = inp.get("label")
-    if not label:
+    if not p["label"]:
         die(f"{path.name} names no label column; quality needs one")
-    text = inp.get("text")
-    if isinstance(text, str):
-        text = [text]
-    if not text:
-        import csv
-        with open(csv_path, newline="", encoding="utf-8") as f:
-            header = next(csv.reader(f))
-        text = ["title", "abstract"] if {"title", "abstract"} <= set(header) else ["text"]
-    only = None
-    flt = inp.get("filter")
-    if flt:
-        if flt.get("column") != label:
-            die(f"{path.name} filters on column {flt.get('column')!r}, not on the label column "
-                f"{label!r}; sklearn_baseline.py can only filter on the label (--only-labels), "
-                "so the filter can't be mirrored")
-        values = flt.get("values") or []
-        if any("," in v for v in values):
-            die("a filter value contains a comma; --only-labels can't express it")
-        only = ",".join(values)
-    k = cfg.get("cluster", {}).get("k")
-    if not isinstance(k, int):
-        die(f"{path.name}: [cluster] k is {k!r}; a fixed integer k is needed to mirror it")
-    return {"name": cfg.get("name", path.stem), "path": path, "csv": csv_path, "text": text,
-            "label": label, "only_labels": only, "k": k}
+    if not isinstance(p["k"], int):
+        die(f"{path.name}: [cluster] k is {p['k']!r}; a fixed integer k is needed to mirror it")
+    return p
 
 
 def run(cmd):
