@@ -262,3 +262,83 @@ fn ragged_csv_rows_are_refused_with_the_file_name() {
     );
     assert!(e.contains("r.csv"), "{e}");
 }
+
+#[test]
+fn unclosed_quote_names_the_line_it_opened_on() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("q.csv"),
+        "id,abstract\na,\"graph networks\nb,graph models\n",
+    )
+    .unwrap();
+    let e = refuse(
+        d.path(),
+        "name = \"x\"\n[[input]]\npath = \"q.csv\"\n[cluster]\nk = 1\n",
+        &[],
+    );
+    assert!(
+        e.contains("q.csv") && e.contains("line 2") && e.contains("never closed"),
+        "{e}"
+    );
+}
+
+#[test]
+fn mixed_date_formats_name_the_odd_row() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(
+        d.path().join("m.csv"),
+        "id,date,abstract\na,2020-01-05,graph networks\nb,05/01/2020,graph models\n",
+    )
+    .unwrap();
+    let e = refuse(
+        d.path(),
+        "name = \"x\"\n[[input]]\npath = \"m.csv\"\ntime = \"date\"\n[cluster]\nk = 1\n",
+        &[],
+    );
+    assert!(
+        e.contains("m.csv")
+            && e.contains("row 2")
+            && e.contains("\"date\"")
+            && e.contains("05/01/2020"),
+        "{e}"
+    );
+}
+
+#[test]
+fn nul_bytes_mean_binary_data() {
+    let d = tempfile::tempdir().unwrap();
+    fs::write(d.path().join("n.txt"), b"Title\n\nabc\x00def\n").unwrap();
+    let e = refuse(d.path(), &list_pipeline("n.txt"), &[]);
+    assert!(
+        e.contains("n.txt") && e.contains("NUL byte at byte 10") && e.contains("line 3"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_ten_megabyte_line_and_a_million_char_token_are_handled() {
+    let d = tempfile::tempdir().unwrap();
+    let words = ["graph", "network", "model", "learning", "data", "neural"];
+    let long: Vec<&str> = (0..1_700_000)
+        .map(|i| words[(i * 7) % words.len()])
+        .collect();
+    let text = format!(
+        "Title\n\n{}\n\nsmall graph network document\n\n{} graph network model\n",
+        long.join(" "),
+        "x".repeat(1_000_000)
+    );
+    assert!(text.len() > 10_000_000);
+    fs::write(d.path().join("big.txt"), text).unwrap();
+    let body = "name = \"x\"\n[[input]]\npath = \"big.txt\"\n[tokenize]\nmin-df = 1\nmax-df = 1.0\n[cluster]\nk = 2\n";
+    let p = pipeline(d.path(), "big.toml", body);
+    let out = d.path().join("out");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (_, rows) = read_csv(&out.join("documents.csv"));
+    assert_eq!(rows.len(), 3, "all three documents are kept");
+    let (_, terms) = read_csv(&out.join("terms.csv"));
+    assert!(
+        terms.iter().all(|r| r[2].len() <= 40),
+        "the million-char token is not a term"
+    );
+}

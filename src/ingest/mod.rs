@@ -6,6 +6,7 @@
 //! and, where it applies, the row and column, before anything is written. The raw bytes' size and
 //! sha256 are kept for `run.json`.
 
+pub mod csv_lint;
 pub mod paper_list;
 pub mod table;
 pub mod time;
@@ -127,6 +128,13 @@ pub enum IngestError {
         column: String,
         message: String,
     },
+    #[error("input {path}: row {row} (line {line}): {message}")]
+    Malformed {
+        path: PathBuf,
+        row: usize,
+        line: usize,
+        message: String,
+    },
     #[error("input {path}: document {row}: {reason} (on-bad-document = \"fail\")")]
     BadDocument {
         path: PathBuf,
@@ -161,7 +169,20 @@ pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus,
             } else {
                 let raw = read_checked(&path)?;
                 if format != InputFormat::Parquet {
-                    check_text(&path, &raw)?;
+                    let text = check_text(&path, &raw)?;
+                    if matches!(format, InputFormat::Csv | InputFormat::Tsv) {
+                        let sep = if format == InputFormat::Tsv {
+                            b'\t'
+                        } else {
+                            b','
+                        };
+                        csv_lint::lint(text, sep).map_err(|e| IngestError::Malformed {
+                            path: path.clone(),
+                            row: e.row,
+                            line: e.line,
+                            message: e.message,
+                        })?;
+                    }
                 }
                 let docs = table::read(
                     &path,
