@@ -1,5 +1,5 @@
-//! Stable topic ids across refits (issue 6): matched topics keep their ids, new ones get fresh
-//! ids, vanished ones are listed in drift.csv.
+//! Scheduled operation (issue 6): stable topic ids across refits (matched topics keep their ids,
+//! new ones get fresh ids, vanished ones are listed in drift.csv) and runs killed mid-way.
 
 mod common;
 use common::*;
@@ -80,4 +80,48 @@ fn a_refit_with_a_new_batch_keeps_every_matched_topic_id() {
         new_ids.iter().all(|t| *t == "3"),
         "the new batch forms the new topic: {new_ids:?}"
     );
+}
+
+/// A run killed at any point leaves the previous report intact and no visible half-written run.
+#[test]
+fn a_killed_run_leaves_the_previous_report_intact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hist = tmp.path().join("hist");
+    let p = csv_pipeline(
+        tmp.path(),
+        &format!("[output]\ndir = {:?}\n", hist.display().to_string()),
+    );
+    let o = run(&["run", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = fs::read(hist.join("latest/documents.csv")).unwrap();
+    for delay_ms in [0u64, 5, 10, 20, 30, 45, 60, 80] {
+        let mut child = bin()
+            .args(["run", p.to_str().unwrap(), "--quiet"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let latest = fs::canonicalize(hist.join("latest")).unwrap();
+        assert!(
+            latest.join("run.json").is_file(),
+            "latest is a complete run after a kill at {delay_ms} ms"
+        );
+        assert_eq!(
+            fs::read(latest.join("documents.csv")).unwrap(),
+            first,
+            "same data, same report"
+        );
+        for e in fs::read_dir(hist.join("runs")).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if !name.starts_with('.') {
+                assert!(
+                    e.path().join("run.json").is_file(),
+                    "{name} is a half-written run"
+                );
+            }
+        }
+    }
 }
