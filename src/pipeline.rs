@@ -938,6 +938,8 @@ struct RunInfo<'a> {
     skipped: &'a [Skipped],
     tfidf: TfIdfInfo,
     reduction: String,
+    /// k-means restarts applied (the `runs` default depends on the corpus size).
+    kmeans_restarts: usize,
     k_selection: Option<&'a KSelection>,
     trend_measure: &'static str,
     timings_seconds: Vec<(String, f64)>,
@@ -987,6 +989,7 @@ impl<'a> RunInfo<'a> {
                 max_df_applied: max_df,
             },
             reduction: format!("{:?} to {} dims", settings.reduce.method, o.reducer.dims()),
+            kmeans_restarts: settings.cluster.runs_for(o.corpus.len()),
             k_selection: o.k_selection.as_ref(),
             trend_measure: trends::MEASURE,
             timings_seconds: timings
