@@ -105,12 +105,19 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
     };
     let staging = Staging::begin(dest, &started.format("%Y%m%dT%H%M%SZ").to_string())?;
     let dir = staging.path().to_path_buf();
-    let mut warnings: Vec<String> = outcome
-        .corpus
-        .skipped
+    // Skipped documents: the first five, then a count (run.json lists them all).
+    let skipped = &outcome.corpus.skipped;
+    let mut warnings: Vec<String> = skipped
         .iter()
+        .take(5)
         .map(|k| format!("skipped {} row {}: {}", k.file.display(), k.row, k.reason))
         .collect();
+    if skipped.len() > 5 {
+        warnings.push(format!(
+            "... and {} more skipped documents (all are listed in run.json)",
+            skipped.len() - 5
+        ));
+    }
     progress.stage(
         "export",
         |_| {
