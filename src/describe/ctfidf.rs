@@ -9,7 +9,8 @@
 //! topic's best unigrams are counted (a stop word may sit inside a trigram: "chain of thought"),
 //! then weighted by the same formula with their own corpus frequency. A phrase that accounts for
 //! at least 40% of the topic's uses of one of its words absorbs that word: "language model"
-//! replaces "language". Terms or phrases that share a stem are never listed together.
+//! replaces "language". Terms or phrases that share a stem are never listed together. On corpora
+//! above 200,000 documents phrases are counted on an even sample and the counts scaled back up.
 
 use crate::tokenize::{TokenizedCorpus, WordKind};
 use rayon::prelude::*;
@@ -17,7 +18,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Unigram candidates per topic from which phrases are built.
 const PHRASE_SEEDS: usize = 30;
-/// A phrase must occur at least this often in a topic.
+/// Phrases are counted on at most about this many documents (an even sample of larger corpora).
+const PHRASE_SAMPLE: usize = 200_000;
+/// A phrase must occur at least this often in a topic (in the sample).
 const PHRASE_MIN_COUNT: u32 = 3;
 /// A phrase absorbs a word when it accounts for this share of the word's uses in the topic.
 const ABSORB: f64 = 0.4;
@@ -219,7 +222,9 @@ fn find_phrases(
     // Pass 1, parallel over fixed chunks of documents: per topic, counts of windows made of its
     // seed words, and their surface variants. Integer counts merge the same in any order.
     type Table = FxHashMap<Key, (u32, FxHashMap<Vec<u32>, u32>)>;
-    let docs: Vec<usize> = (0..tc.n_docs()).collect();
+    // Large corpora: count phrases on every `step`-th document and scale the counts back up.
+    let step = tc.n_docs().div_ceil(PHRASE_SAMPLE).max(1);
+    let docs: Vec<usize> = (0..tc.n_docs()).step_by(step).collect();
     let merge_tables = |mut a: Vec<Table>, b: Vec<Table>| {
         for (ta, tb) in a.iter_mut().zip(b) {
             for (key, (count, variants)) in tb {
@@ -303,7 +308,8 @@ fn find_phrases(
                         .filter(|&&p| p != u64::MAX && p >> 40 == 1)
                         .map(|&p| (p & 0xFF_FFFF_FFFF) as u32)
                         .collect();
-                    let f = corpus.get(&key).copied().unwrap_or(count) as f64;
+                    let f = (corpus.get(&key).copied().unwrap_or(count) as usize * step) as f64;
+                    let count = count as usize * step;
                     let absorbs = stems
                         .iter()
                         .copied()

@@ -184,17 +184,14 @@ pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus,
                         })?;
                     }
                 }
-                let docs = table::read(
-                    &path,
-                    format,
-                    input,
-                    source,
-                    &raw,
-                    on_bad,
-                    &mut corpus.skipped,
-                )?;
-                corpus.documents.extend(docs);
-                (raw.len() as u64, sha256_hex(&raw), None)
+                // The checksum (for run.json) is computed while polars parses.
+                let skipped = &mut corpus.skipped;
+                let (sha, docs) = rayon::join(
+                    || sha256_hex(&raw),
+                    || table::read(&path, format, input, source, &raw, on_bad, skipped),
+                );
+                corpus.documents.extend(docs?);
+                (raw.len() as u64, sha, None)
             };
             corpus.has_time |= input.time.is_some();
             dedupe_ids(&mut corpus, before, on_bad, &path)?;
