@@ -49,7 +49,8 @@ pub struct Topic {
     pub representatives: Vec<usize>,
 }
 
-/// All topics of a run, by id (topic 0 is the largest).
+/// All topics of a run, largest first. Their `id`s follow size order on a first run and the
+/// previous run's ids after a refit (see [`matching`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicSummary {
     pub topics: Vec<Topic>,
