@@ -342,3 +342,19 @@ fn a_ten_megabyte_line_and_a_million_char_token_are_handled() {
         "the million-char token is not a term"
     );
 }
+
+#[test]
+fn silhouette_sample_out_of_range_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let p = csv_pipeline(d.path(), "");
+    let body = fs::read_to_string(&p).unwrap();
+    let e = refuse(
+        d.path(),
+        &body,
+        &["--set", "cluster.silhouette-sample=50000"],
+    );
+    assert!(
+        e.contains("silhouette-sample") && e.contains("20000"),
+        "{e}"
+    );
+}

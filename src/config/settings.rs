@@ -418,6 +418,12 @@ impl Settings {
         if !(tolerance > 0.0 && tolerance.is_finite()) {
             return Err("cluster.tolerance must be a positive number".into());
         }
+        let silhouette_sample = c.silhouette_sample.unwrap_or(5_000);
+        if !(100..=crate::evaluate::silhouette::DEFAULT_MAX_SAMPLE).contains(&silhouette_sample) {
+            return Err(format!(
+                "cluster.silhouette-sample = {silhouette_sample} must be within 100..=20000 (its pairwise distances are held in memory)"
+            ));
+        }
         let cluster = ClusterSettings {
             k,
             seed: c.seed.unwrap_or(42),
@@ -425,7 +431,7 @@ impl Settings {
             max_iter,
             tolerance,
             minibatch_above: c.minibatch_above.unwrap_or(50_000),
-            silhouette_sample: c.silhouette_sample.unwrap_or(5_000).max(100),
+            silhouette_sample,
         };
 
         let d = o.describe.unwrap_or_default();
