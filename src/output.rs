@@ -80,7 +80,9 @@ impl Staging {
                 }
                 let parent = parent_of(dir);
                 fs::create_dir_all(&parent).map_err(io(&parent))?;
-                (parent.join(format!(".{}.tmp-{pid}", file_name(dir))), None)
+                let prefix = format!(".{}.tmp-", file_name(dir));
+                clean_orphans(&parent, &prefix);
+                (parent.join(format!("{prefix}{pid}")), None)
             }
         };
         if tmp.exists() {
@@ -213,6 +215,26 @@ fn clean_stale(runs: &Path) {
     }
 }
 
+/// Removes `parent/<prefix><pid>` staging folders whose writer is no longer running (a run killed
+/// with SIGKILL cannot clean up after itself). A folder whose process is alive is left alone.
+fn clean_orphans(parent: &Path, prefix: &str) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(pid) = name
+            .strip_prefix(prefix)
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,5 +310,22 @@ mod tests {
         let _first = Staging::begin(Destination::History { root: root.clone() }, "a").unwrap();
         let err = Staging::begin(Destination::History { root }, "b").unwrap_err();
         assert!(matches!(err, OutputError::Locked(..)), "{err}");
+    }
+
+    #[test]
+    fn staging_left_by_a_dead_writer_is_removed_but_a_live_one_is_kept() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("report");
+        // pid_max is at most 2^22 on Linux, so this pid cannot be running.
+        let dead = d.path().join(".report.tmp-4194305");
+        let live = d.path().join(format!(".report.tmp-{}", std::process::id()));
+        fs::create_dir_all(&dead).unwrap();
+        let s = Staging::begin(Destination::Exact(out.clone()), "x").unwrap();
+        assert!(!dead.exists(), "orphaned staging folder not removed");
+        assert_eq!(s.path(), live.as_path());
+        assert!(live.is_dir(), "our own staging folder must exist");
+        fs::write(s.path().join("run.json"), "{}").unwrap();
+        s.commit().unwrap();
+        assert!(out.join("run.json").is_file());
     }
 }

@@ -358,3 +358,31 @@ fn silhouette_sample_out_of_range_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn an_output_folder_that_cannot_be_written_is_named() {
+    let d = tempfile::tempdir().unwrap();
+    // A regular file where a folder is needed: no user, not even root, can create a folder in it.
+    let blocker = d.path().join("not-a-folder");
+    fs::write(&blocker, "x").unwrap();
+    let p = csv_pipeline(d.path(), "");
+    let out = blocker.join("report");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("cannot write to") && e.contains("not-a-folder"),
+        "{e}"
+    );
+    assert_eq!(fs::read_to_string(&blocker).unwrap(), "x");
+
+    // /proc refuses new folders for every user: the pipeline's history folder cannot be made.
+    let p = csv_pipeline(d.path(), "[output]\ndir = \"/proc/topicmap-unwritable\"\n");
+    let o = run(&["run", p.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("cannot write to") && e.contains("/proc/topicmap-unwritable"),
+        "{e}"
+    );
+}
