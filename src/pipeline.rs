@@ -490,9 +490,10 @@ fn drop_documents(
             )
         };
         return Err(PipelineError::Tokenize(format!(
-            "{what}: first is {} in {}: {reason}",
+            "{what}: first is {} in {} row {}: {reason}",
             d.id,
-            corpus.sources[d.source].path.display()
+            corpus.sources[d.source].path.display(),
+            d.row
         )));
     }
     progress.warn(&format!("{} documents left out: {reason}", rows.len()));
@@ -500,7 +501,7 @@ fn drop_documents(
         let d = &corpus.documents[i];
         corpus.skipped.push(Skipped {
             file: corpus.sources[d.source].path.clone(),
-            row: i + 1,
+            row: d.row,
             reason: format!("{}: {reason}", d.id),
         });
     }
@@ -1043,7 +1044,7 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
         let d = &corpus.documents[i];
         corpus.skipped.push(Skipped {
             file: corpus.sources[d.source].path.clone(),
-            row: i + 1,
+            row: d.row,
             reason: format!("{}: no word in the model's vocabulary", d.id),
         });
     }

@@ -228,7 +228,7 @@ fn duplicate_ids_are_renamed_in_skip_mode_and_refused_in_fail_mode() {
         &[],
     );
     assert!(
-        e.contains("t.csv") && e.contains("document 2") && e.contains("duplicate id \"a\""),
+        e.contains("t.csv") && e.contains("row 2") && e.contains("duplicate id \"a\""),
         "{e}"
     );
 }
@@ -385,4 +385,46 @@ fn an_output_folder_that_cannot_be_written_is_named() {
         e.contains("cannot write to") && e.contains("/proc/topicmap-unwritable"),
         "{e}"
     );
+}
+
+#[test]
+fn empty_documents_are_skipped_and_counted_by_their_file_row_or_refused_in_fail_mode() {
+    let d = tempfile::tempdir().unwrap();
+    let fixture_text = fs::read_to_string(fixture("papers.csv")).unwrap();
+    let mut lines: Vec<&str> = fixture_text.lines().collect();
+    // Data row 3 has no text at all; data row 6 has only stop words. Row 3 is dropped at ingest,
+    // row 6 after tokenizing, so its row number must survive the earlier removal.
+    lines.insert(3, "e1,2020,,,graphs");
+    lines.insert(6, "e2,2020,The and of,we are of the,graphs");
+    let csv = d.path().join("holes.csv");
+    fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let body = |mode: &str| {
+        format!(
+            "name = \"holes\"\n[[input]]\npath = \"holes.csv\"\nid = \"id\"\ntime = \"year\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\n[output]\non-bad-document = \"{mode}\"\n"
+        )
+    };
+
+    let p = pipeline(d.path(), "skip.toml", &body("skip"));
+    let out = d.path().join("out");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("holes.csv row 3"), "{e}");
+    assert!(e.contains("1 documents left out"), "{e}");
+    let run_json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let skipped = run_json["skipped"]
+        .as_array()
+        .expect("run.json lists skipped documents");
+    let rows: Vec<u64> = skipped.iter().map(|s| s["row"].as_u64().unwrap()).collect();
+    assert_eq!(rows, vec![3, 6], "{skipped:?}");
+    let (header, docs) = read_csv(&out.join("documents.csv"));
+    let ids = column(&header, &docs, "doc_id");
+    assert_eq!(ids.len(), lines.len() - 3, "every other row is kept");
+    assert!(!ids.contains(&"e1") && !ids.contains(&"e2"), "{ids:?}");
+
+    let f = tempfile::tempdir().unwrap();
+    fs::copy(&csv, f.path().join("holes.csv")).unwrap();
+    let e = refuse(f.path(), &body("fail"), &[]);
+    assert!(e.contains("holes.csv") && e.contains("row 3"), "{e}");
 }

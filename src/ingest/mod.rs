@@ -23,6 +23,9 @@ pub struct Document {
     pub id: String,
     /// Index into [`Corpus::sources`].
     pub source: usize,
+    /// 1-based data row in its file (tables, header excluded) or document number (paper lists),
+    /// so a problem found in a later stage still names the row the user can open.
+    pub row: usize,
     /// Display title: the title column, or a snippet of the text for paper lists (filled after cleaning).
     pub title: Option<String>,
     /// The text to analyse (raw after ingest, plain after the clean stage).
@@ -135,7 +138,7 @@ pub enum IngestError {
         line: usize,
         message: String,
     },
-    #[error("input {path}: document {row}: {reason} (on-bad-document = \"fail\")")]
+    #[error("input {path}: row {row}: {reason} (on-bad-document = \"fail\")")]
     BadDocument {
         path: PathBuf,
         row: usize,

@@ -30,6 +30,7 @@ pub fn parse(text: &str, path: &Path, input: &InputSettings, source: usize) -> P
             documents.push(Document {
                 id: format!("{stem}:{}", documents.len() + 1),
                 source,
+                row: documents.len() + 1,
                 title: None,
                 text: std::mem::take(current),
                 time: None,

@@ -155,6 +155,7 @@ pub fn read(
         docs.push(Document {
             id,
             source,
+            row,
             title: title_col
                 .as_ref()
                 .and_then(|c| cell(c, i))
