@@ -149,7 +149,7 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
         |_| write_report(settings, &outcome, &charts, &warnings, started, &dir),
         |_| "report.html, summary.md".to_string(),
     )?;
-    let info = RunInfo::new(settings, &outcome, started, progress.timings(), &warnings);
+    let info = RunInfo::new(settings, &outcome, started, &progress, &warnings);
     export::write_json(&dir.join("run.json"), &info)?;
     let final_dir = staging.commit()?;
     progress.note(&format!("report    {}", final_dir.display()));
@@ -219,6 +219,8 @@ fn analyse(
         |_| Ok::<_, PipelineError>(TokenizedCorpus::build(&corpus, &analyzer)),
         |t: &TokenizedCorpus| format!("{} terms", thousands(t.terms.len())),
     )?;
+    // From here on the text is only shown as a snippet; the tokens carry the rest.
+    corpus.shorten_texts(export::SNIPPET_CHARS + 1);
     let empty = tokens.empty_docs();
     drop_documents(
         settings,
@@ -454,6 +456,8 @@ fn clean_corpus(corpus: &mut Corpus) {
         .for_each_init(String::new, |buf, d| {
             cleaner.clean_into(&d.text, buf);
             std::mem::swap(&mut d.text, buf);
+            // The buffer grew by doubling; give the slack back (a third of the text's memory).
+            d.text.shrink_to_fit();
             d.title = match d.title.take() {
                 Some(t) => Some(cleaner.clean(&t)),
                 None => Some(export::snippet(&d.text, 80)),
@@ -875,7 +879,10 @@ fn write_report(
                     .map(|&i| ReportDoc {
                         id: o.corpus.documents[i].id.clone(),
                         title: export::display_title(&o.corpus, i),
-                        snippet: export::snippet(&o.corpus.documents[i].text, 300),
+                        snippet: export::snippet(
+                            &o.corpus.documents[i].text,
+                            export::SNIPPET_CHARS,
+                        ),
                     })
                     .collect(),
                 shares_by_period: if timed_periods {
@@ -951,6 +958,8 @@ struct RunInfo<'a> {
     k_selection: Option<&'a KSelection>,
     trend_measure: &'static str,
     timings_seconds: Vec<(String, f64)>,
+    /// Peak resident memory so far at the end of each stage (a measurement, like the timings).
+    peak_rss_mib_after_stage: Vec<(String, f64)>,
     warnings: &'a [String],
 }
 
@@ -974,7 +983,7 @@ impl<'a> RunInfo<'a> {
         settings: &'a Settings,
         o: &'a Outcome,
         started: chrono::DateTime<chrono::Utc>,
-        timings: &[(String, f64)],
+        progress: &Progress,
         warnings: &'a [String],
     ) -> Self {
         let (min_df, max_df) = o.tfidf.df_bounds();
@@ -1000,9 +1009,15 @@ impl<'a> RunInfo<'a> {
             kmeans_restarts: settings.cluster.runs_for(o.corpus.len()),
             k_selection: o.k_selection.as_ref(),
             trend_measure: trends::MEASURE,
-            timings_seconds: timings
+            timings_seconds: progress
+                .timings()
                 .iter()
                 .map(|(n, s)| (n.clone(), (s * 1000.0).round() / 1000.0))
+                .collect(),
+            peak_rss_mib_after_stage: progress
+                .peaks()
+                .iter()
+                .map(|(n, m)| (n.clone(), m.round()))
                 .collect(),
             warnings,
         }

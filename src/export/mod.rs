@@ -32,6 +32,10 @@ pub fn display_title(corpus: &Corpus, i: usize) -> String {
     d.title.clone().unwrap_or_else(|| snippet(&d.text, 80))
 }
 
+/// The longest snippet of a document's text that any output shows (the report's representative
+/// documents).
+pub const SNIPPET_CHARS: usize = 300;
+
 /// The first `max` chars of `text`, cut at a word boundary, with "…" when cut.
 pub fn snippet(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -302,14 +306,19 @@ pub fn drift_csv(
     csv::write_csv(path, cols).map_err(werr(path))
 }
 
-/// Writes any serializable value as pretty JSON.
+/// Writes any serializable value as pretty JSON, streamed (a model can be tens of megabytes).
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ExportError> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| ExportError::Write {
+    use std::io::Write;
+    let err = |message: String| ExportError::Write {
         path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
-    std::fs::write(path, text + "\n").map_err(|e| ExportError::Write {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })
+        message,
+    };
+    let file = std::fs::File::create(path).map_err(|e| err(e.to_string()))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    serde_json::to_writer_pretty(&mut out, value).map_err(|e| err(e.to_string()))?;
+    out.write_all(b"\n").map_err(|e| err(e.to_string()))?;
+    out.into_inner()
+        .map_err(|e| err(e.to_string()))?
+        .sync_all()
+        .map_err(|e| err(e.to_string()))
 }

@@ -12,6 +12,7 @@ pub mod table;
 pub mod time;
 
 use crate::config::{InputFormat, InputSettings, OnBadDocument};
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 pub use time::TimeValue;
@@ -72,6 +73,18 @@ pub struct Corpus {
 }
 
 impl Corpus {
+    /// Cuts every document's text to its first `max_chars` characters and frees the rest. Used
+    /// once the tokens hold what the analysis needs, so the text (most of a corpus's memory) is
+    /// not kept through clustering only to show snippets.
+    pub fn shorten_texts(&mut self, max_chars: usize) {
+        self.documents.par_iter_mut().for_each(|d| {
+            if let Some((cut, _)) = d.text.char_indices().nth(max_chars) {
+                d.text.truncate(cut);
+                d.text.shrink_to_fit();
+            }
+        });
+    }
+
     pub fn len(&self) -> usize {
         self.documents.len()
     }
@@ -187,14 +200,18 @@ pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus,
                         })?;
                     }
                 }
-                // The checksum (for run.json) is computed while polars parses.
-                let skipped = &mut corpus.skipped;
-                let (sha, docs) = rayon::join(
+                // The checksum (for run.json) is computed while polars parses. The file's bytes
+                // are freed before documents are built, so the raw file, the table and the
+                // documents are never all in memory at once.
+                let (sha, df) = rayon::join(
                     || sha256_hex(&raw),
-                    || table::read(&path, format, input, source, &raw, on_bad, skipped),
+                    || table::load_frame(&path, format, &raw),
                 );
-                corpus.documents.extend(docs?);
-                (raw.len() as u64, sha, None)
+                let bytes = raw.len() as u64;
+                drop(raw);
+                let docs = table::read(&path, df?, input, source, on_bad, &mut corpus.skipped)?;
+                corpus.documents.extend(docs);
+                (bytes, sha, None)
             };
             corpus.has_time |= input.time.is_some();
             dedupe_ids(&mut corpus, before, on_bad, &path)?;

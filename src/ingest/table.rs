@@ -11,17 +11,15 @@ use polars::prelude::*;
 use std::io::Cursor;
 use std::path::Path;
 
-/// Reads one table file into documents.
+/// Turns one table (parsed by [`load_frame`]) into documents.
 pub fn read(
     path: &Path,
-    format: InputFormat,
+    df: DataFrame,
     input: &InputSettings,
     source: usize,
-    raw: &[u8],
     on_bad: OnBadDocument,
     skipped: &mut Vec<Skipped>,
 ) -> Result<Vec<Document>, IngestError> {
-    let df = load_frame(path, format, raw)?;
     let names: Vec<String> = df
         .get_column_names()
         .iter()
@@ -170,7 +168,7 @@ pub fn read(
 }
 
 /// Parses the bytes into a DataFrame with polars.
-fn load_frame(path: &Path, format: InputFormat, raw: &[u8]) -> Result<DataFrame, IngestError> {
+pub fn load_frame(path: &Path, format: InputFormat, raw: &[u8]) -> Result<DataFrame, IngestError> {
     let err = |e: PolarsError| IngestError::Table {
         path: path.to_path_buf(),
         message: describe_polars_error(&e),

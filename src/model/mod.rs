@@ -132,23 +132,32 @@ impl SavedModel {
         };
         let text = std::fs::read_to_string(&file).map_err(|e| read(e.to_string()))?;
         // Check the header first, so an unknown version gets a clear message, not a schema error.
-        let header: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| read(e.to_string()))?;
-        let format = header["format"].as_str().unwrap_or("").to_string();
+        // (Only these two fields are kept: a document tree of a large model would cost several
+        // times the file's size.)
+        #[derive(serde::Deserialize)]
+        struct Header {
+            #[serde(default)]
+            format: serde_json::Value,
+            #[serde(default)]
+            version: serde_json::Value,
+        }
+        let header: Header = serde_json::from_str(&text).map_err(|e| read(e.to_string()))?;
+        let format = header.format.as_str().unwrap_or("").to_string();
         if format != FORMAT {
             return Err(ModelError::Format {
                 path: file,
                 found: format,
             });
         }
-        let version = header["version"].as_u64().unwrap_or(0) as u32;
+        let version = header.version.as_u64().unwrap_or(0) as u32;
         if version != VERSION {
             return Err(ModelError::Version {
                 path: file,
                 found: version,
             });
         }
-        let model: SavedModel = serde_json::from_value(header).map_err(|e| read(e.to_string()))?;
+        let model: SavedModel = serde_json::from_str(&text).map_err(|e| read(e.to_string()))?;
+        drop(text);
         let bad = |message: String| ModelError::Inconsistent {
             path: file.clone(),
             message,

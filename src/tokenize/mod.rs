@@ -184,10 +184,13 @@ impl TokenizedCorpus {
             .par_chunks(CHUNK)
             .map(|docs| {
                 let mut map: FxHashMap<&str, u32> = FxHashMap::default();
+                // English text averages a word per 6-7 bytes; reserving that avoids the doubling
+                // that would leave up to half of the largest array unused.
+                let bytes: usize = docs.iter().map(|t| t.len()).sum();
                 let mut c = Chunk {
                     vocab: Vec::new(),
                     lens: Vec::with_capacity(docs.len()),
-                    ids: Vec::new(),
+                    ids: Vec::with_capacity(bytes / 6 + 16),
                 };
                 for text in docs {
                     let before = c.ids.len();
