@@ -278,6 +278,8 @@ fn analyse(
         |_| reduce(settings, &tfidf),
         |(r, _): &(Reducer, Array2<f32>)| format!("{} dims", r.dims()),
     )?;
+    // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
+    tfidf.release_matrix();
 
     let base = KMeansParams::new(1)
         .seed(settings.cluster.seed)

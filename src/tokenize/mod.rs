@@ -156,12 +156,23 @@ pub struct Term {
 }
 
 /// Every document as a sequence of word ids, plus the word and term vocabularies.
+///
+/// Word ids are stored in the blocks the tokenizer produced (one per chunk of documents), so they
+/// are never copied into one array: that copy held the corpus's tokens twice at the peak.
 #[derive(Debug, Clone)]
 pub struct TokenizedCorpus {
     pub words: Vec<Word>,
     pub terms: Vec<Term>,
-    offsets: Vec<usize>,
-    doc_words: Vec<u32>,
+    blocks: Vec<Vec<u32>>,
+    /// Per document: its block, start and length in that block.
+    spans: Vec<Span>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Span {
+    block: u32,
+    start: u32,
+    len: u32,
 }
 
 impl TokenizedCorpus {
@@ -224,40 +235,36 @@ impl TokenizedCorpus {
             })
             .collect();
         drop(global);
-        let mut offsets = Vec::with_capacity(texts.len() + 1);
-        offsets.push(0usize);
-        for c in &chunks {
-            for &l in &c.lens {
-                offsets.push(offsets.last().copied().unwrap_or(0) + l as usize);
-            }
-        }
-        let total = offsets.last().copied().unwrap_or(0);
-        let mut doc_words = vec![0u32; total];
-        {
-            let mut slices: Vec<&mut [u32]> = Vec::with_capacity(chunks.len());
-            let mut rest = doc_words.as_mut_slice();
-            for c in &chunks {
-                let (head, tail) = rest.split_at_mut(c.ids.len());
-                slices.push(head);
-                rest = tail;
-            }
-            slices
-                .into_par_iter()
-                .zip(chunks.par_iter().zip(maps.par_iter()))
-                .for_each(|(out, (c, map))| {
-                    for (o, &id) in out.iter_mut().zip(&c.ids) {
-                        *o = map[id as usize];
-                    }
+        let mut spans = Vec::with_capacity(texts.len());
+        for (b, c) in chunks.iter().enumerate() {
+            let mut start = 0u32;
+            for &len in &c.lens {
+                spans.push(Span {
+                    block: b as u32,
+                    start,
+                    len,
                 });
+                start += len;
+            }
         }
-        drop(chunks);
+        // Local ids become global ones in place; each chunk's array becomes a block.
+        let blocks: Vec<Vec<u32>> = chunks
+            .into_par_iter()
+            .zip(maps.par_iter())
+            .map(|(c, map)| {
+                let mut ids = c.ids;
+                ids.iter_mut().for_each(|id| *id = map[*id as usize]);
+                ids.shrink_to_fit();
+                ids
+            })
+            .collect();
         // Phase 3: the chain, once per distinct word, in parallel; terms interned in word order.
         let analysed: Vec<Option<Token>> = raw_words
             .par_iter()
             .map(|w| analyzer.analyze_word(w))
             .collect();
         let mut counts = vec![0u64; raw_words.len()];
-        for &w in &doc_words {
+        for &w in blocks.iter().flatten() {
             counts[w as usize] += 1;
         }
         let mut stem_ids: FxHashMap<String, u32> = FxHashMap::default();
@@ -306,18 +313,19 @@ impl TokenizedCorpus {
         TokenizedCorpus {
             words,
             terms,
-            offsets,
-            doc_words,
+            blocks,
+            spans,
         }
     }
 
     pub fn n_docs(&self) -> usize {
-        self.offsets.len() - 1
+        self.spans.len()
     }
 
     /// All word ids of document `i`, in order (stop words and dropped words included).
     pub fn doc_words(&self, i: usize) -> &[u32] {
-        &self.doc_words[self.offsets[i]..self.offsets[i + 1]]
+        let s = self.spans[i];
+        &self.blocks[s.block as usize][s.start as usize..(s.start + s.len) as usize]
     }
 
     /// The term ids of document `i`, in order (stop words and dropped words left out).
@@ -333,17 +341,8 @@ impl TokenizedCorpus {
     /// Keeps the documents whose `keep` flag is set (term counts are unchanged when the removed
     /// documents have no terms, which is what this is used for).
     pub fn retain_docs(&mut self, keep: &[bool]) {
-        let mut offsets = Vec::with_capacity(self.offsets.len());
-        let mut words = Vec::with_capacity(self.doc_words.len());
-        offsets.push(0);
-        for (i, &k) in keep.iter().enumerate().take(self.n_docs()) {
-            if k {
-                words.extend_from_slice(self.doc_words(i));
-                offsets.push(words.len());
-            }
-        }
-        self.offsets = offsets;
-        self.doc_words = words;
+        let mut it = keep.iter();
+        self.spans.retain(|_| *it.next().unwrap_or(&true));
     }
 
     /// Documents with no term at all (e.g. only stop words).
@@ -465,7 +464,8 @@ mod tests {
         let a1 = one.install(|| TokenizedCorpus::build_texts(&refs, &a));
         let a2 = two.install(|| TokenizedCorpus::build_texts(&refs, &a));
         assert_eq!(a1.terms, a2.terms);
-        assert_eq!(a1.doc_words, a2.doc_words);
+        assert_eq!(a1.blocks, a2.blocks);
+        assert_eq!(a1.spans, a2.spans);
         assert_eq!(a1.words, a2.words);
     }
 }

@@ -242,7 +242,9 @@ impl TfIdfParams {
         })
     }
 
-    /// Builds the weighted, normalised CSR matrix from feature streams.
+    /// Builds the weighted, normalised CSR matrix from feature streams. A first pass counts each
+    /// row's entries, so the matrix is written once into arrays of its final size (building
+    /// per-chunk pieces and joining them held the matrix twice at the memory peak).
     fn weigh(
         &self,
         streams: &FeatureStreams,
@@ -250,15 +252,56 @@ impl TfIdfParams {
         idf: &Array1<f32>,
         n_cols: usize,
     ) -> CsrMatrix {
-        let parts: Vec<(Vec<usize>, Vec<u32>, Vec<f32>)> = streams
+        let n_cand = column.len();
+        // Pass 1: distinct kept features per document, by stamping (no sorting).
+        let lens: Vec<Vec<usize>> = streams
             .chunks
             .par_iter()
             .map(|chunk| {
-                let mut lens = Vec::with_capacity(chunk.lens.len());
-                let mut idx = Vec::new();
-                let mut val = Vec::new();
+                let mut seen = vec![u32::MAX; n_cand];
+                chunk
+                    .docs()
+                    .enumerate()
+                    .map(|(d, doc)| {
+                        let mut n = 0;
+                        for &f in doc {
+                            if column[f as usize] != u32::MAX && seen[f as usize] != d as u32 {
+                                seen[f as usize] = d as u32;
+                                n += 1;
+                            }
+                        }
+                        n
+                    })
+                    .collect()
+            })
+            .collect();
+        let rows: usize = lens.iter().map(Vec::len).sum();
+        let mut indptr = Vec::with_capacity(rows + 1);
+        indptr.push(0usize);
+        for &l in lens.iter().flatten() {
+            indptr.push(indptr.last().copied().unwrap_or(0) + l);
+        }
+        let nnz = indptr.last().copied().unwrap_or(0);
+        let mut indices = vec![0u32; nnz];
+        let mut data = vec![0f32; nnz];
+        // Pass 2: each chunk fills its own slice of the final arrays.
+        let mut pieces: Vec<(&mut [u32], &mut [f32])> = Vec::with_capacity(lens.len());
+        let (mut idx_rest, mut val_rest) = (indices.as_mut_slice(), data.as_mut_slice());
+        for l in &lens {
+            let len: usize = l.iter().sum();
+            let (ih, it) = idx_rest.split_at_mut(len);
+            let (vh, vt) = val_rest.split_at_mut(len);
+            pieces.push((ih, vh));
+            idx_rest = it;
+            val_rest = vt;
+        }
+        pieces
+            .into_par_iter()
+            .zip(streams.chunks.par_iter())
+            .for_each(|((idx, val), chunk)| {
                 let mut buf = Vec::new();
                 let mut row: Vec<(u32, f32)> = Vec::new();
+                let mut at = 0usize;
                 for doc in chunk.docs() {
                     count_sorted(doc, &mut buf);
                     row.clear();
@@ -277,28 +320,15 @@ impl TfIdfParams {
                     // Columns in order (a new corpus's feature ids need not follow the model's),
                     // so the norm is summed in the same order as in the fit: identical values.
                     row.sort_unstable_by_key(|&(col, _)| col);
-                    let start = idx.len();
-                    idx.extend(row.iter().map(|&(col, _)| col));
-                    val.extend(row.iter().map(|&(_, v)| v));
-                    normalize(&mut val[start..], self.norm);
-                    lens.push(idx.len() - start);
+                    let end = at + row.len();
+                    for (k, &(col, v)) in row.iter().enumerate() {
+                        idx[at + k] = col;
+                        val[at + k] = v;
+                    }
+                    normalize(&mut val[at..end], self.norm);
+                    at = end;
                 }
-                (lens, idx, val)
-            })
-            .collect();
-        let nnz: usize = parts.iter().map(|p| p.1.len()).sum();
-        let rows: usize = parts.iter().map(|p| p.0.len()).sum();
-        let mut indptr = Vec::with_capacity(rows + 1);
-        let mut indices = Vec::with_capacity(nnz);
-        let mut data = Vec::with_capacity(nnz);
-        indptr.push(0);
-        for (lens, idx, val) in parts {
-            for l in lens {
-                indptr.push(indptr.last().copied().unwrap_or(0) + l);
-            }
-            indices.extend_from_slice(&idx);
-            data.extend_from_slice(&val);
-        }
+            });
         CsrMatrix::new(n_cols, indptr, indices, data).expect("rows are built sorted and in range")
     }
 }
@@ -399,6 +429,14 @@ impl TfIdf {
     }
 
     /// Keeps the rows whose `keep` flag is set (documents left out after fitting).
+    /// Frees the fitted matrix once it has been reduced; the vocabulary and IDF (all that a saved
+    /// model and [`TfIdf::transform`] need) stay. `matrix()` is empty afterwards.
+    pub fn release_matrix(&mut self) {
+        let cols = self.matrix.n_cols();
+        self.matrix = CsrMatrix::new(cols, vec![0], Vec::new(), Vec::new())
+            .expect("an empty matrix is valid");
+    }
+
     pub fn retain_rows(&mut self, keep: &[bool]) {
         let rows: Vec<usize> = (0..self.matrix.n_rows()).filter(|&i| keep[i]).collect();
         self.matrix = self.matrix.select_rows(&rows);
