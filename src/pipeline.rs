@@ -278,8 +278,6 @@ fn analyse(
         |_| reduce(settings, &tfidf),
         |(r, _): &(Reducer, Array2<f32>)| format!("{} dims", r.dims()),
     )?;
-    // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
-    tfidf.release_matrix();
 
     let base = KMeansParams::new(1)
         .seed(settings.cluster.seed)
@@ -312,10 +310,20 @@ fn analyse(
                 .check()
                 .and_then(|p| p.fit(vectors.view()))
                 .map_err(|e| PipelineError::Cluster(e.to_string()))?;
+            let refine = settings.cluster.refine_iter;
+            if refine > 0 && settings.reduce.method != ReduceKind::None {
+                bar.set_message("cluster: refining topics on the TF-IDF vectors");
+                return Ok((c.refine(vectors.view(), tfidf.matrix(), refine), sel));
+            }
             Ok((c, sel))
         },
-        |(c, _)| format!("k = {}", c.k()),
+        |(c, _)| match c.refine_passes() {
+            0 => format!("k = {}", c.k()),
+            p => format!("k = {}, refined in {p} passes", c.k()),
+        },
     )?;
+    // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
+    tfidf.release_matrix();
 
     let dparams = DescribeParams {
         top_terms: settings.describe.top_terms,
@@ -597,6 +605,7 @@ fn write_model(
         &o.tfidf,
         &o.reducer,
         o.clustering.centroids(),
+        o.clustering.term_centroids(),
         topics,
         o.next_id,
     );
@@ -1073,9 +1082,15 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
             "no document shares a word with the model's vocabulary".into(),
         ));
     }
-    let vectors = model.reducer.transform(&matrix.select_rows(&rows))?;
+    let matrix = matrix.select_rows(&rows);
+    let vectors = model.reducer.transform(&matrix)?;
     let centroids = model.centroid_matrix();
-    let clustering = Clustering::assign(centroids.view(), vectors.view());
+    let clustering = match model.term_centroid_matrix() {
+        Some(terms) => {
+            Clustering::assign_terms(centroids.view(), terms.view(), vectors.view(), &matrix)
+        }
+        None => Clustering::assign(centroids.view(), vectors.view()),
+    };
     let n = clustering.assignments().len();
     let summary = TopicSummary {
         topics: model

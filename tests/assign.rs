@@ -6,12 +6,25 @@ use std::fs;
 
 #[test]
 fn assigning_the_training_documents_reproduces_the_fit_exactly() {
+    // Refined topics (the default: decided in the TF-IDF space) and plain k-means topics.
+    reproduces("", true);
+    reproduces("refine-iter = 0\n", false);
+}
+
+fn reproduces(cluster_extra: &str, refined: bool) {
     let tmp = tempfile::tempdir().unwrap();
-    let p = csv_pipeline(tmp.path(), "");
+    let p = csv_pipeline(tmp.path(), cluster_extra);
     let fit = tmp.path().join("fit");
     let o = run(&["run", p.to_str().unwrap(), "--out", fit.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(fit.join("model.json").is_file());
+    let model: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(fit.join("model.json")).unwrap()).unwrap();
+    assert_eq!(model["version"], 2);
+    assert_eq!(
+        model.get("term_centroids").is_some(),
+        refined,
+        "term centroids saved exactly when refined"
+    );
 
     let again = tmp.path().join("again");
     let input = fixture("papers.csv");

@@ -16,6 +16,9 @@ use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256Plus;
 use rayon::prelude::*;
 
+use super::refine;
+use crate::vectorize::CsrMatrix;
+
 /// k-means parameters. Build with [`KMeansParams::new`], validate with [`KMeansParams::check`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct KMeansParams {
@@ -185,12 +188,20 @@ fn fit_minibatch(
 }
 
 /// The result of clustering: centroids, and each document's topic and distance to its centroid.
+///
+/// After [`Clustering::refine`], topics are decided in the TF-IDF space (see [`super::refine`]):
+/// `term_centroids` holds their centroids there, `distances` are cosine distances to them, and
+/// `centroids` are the means of each topic's reduced vectors (for the map and inertia).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clustering {
     centroids: Array2<f32>,
+    term_centroids: Option<Array2<f32>>,
     assignments: Vec<usize>,
     distances: Vec<f32>,
     sizes: Vec<usize>,
+    inertia: f64,
+    /// Refinement passes run (0: not refined).
+    refine_passes: usize,
 }
 
 impl Clustering {
@@ -210,9 +221,86 @@ impl Clustering {
         assignments.iter().for_each(|&c| sizes[c] += 1);
         Clustering {
             centroids: kept,
+            term_centroids: None,
             assignments,
+            inertia: sum_of_squares(&distances),
             distances,
             sizes,
+            refine_passes: 0,
+        }
+    }
+
+    /// Refines the topics by spherical k-means on `terms` (the TF-IDF rows of the documents whose
+    /// reduced vectors are `x`), at most `max_iter` passes; topics are renumbered by size again
+    /// and emptied ones dropped.
+    pub fn refine(&self, x: ArrayView2<f32>, terms: &CsrMatrix, max_iter: usize) -> Clustering {
+        let r = refine::refine(terms, &self.assignments, self.k(), max_iter);
+        let mut sizes = vec![0usize; self.k()];
+        r.assignments.iter().for_each(|&c| sizes[c] += 1);
+        let mut order: Vec<usize> = (0..self.k()).filter(|&c| sizes[c] > 0).collect();
+        order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
+        let kept = r.centroids.select(Axis(0), &order);
+        // Re-predict against the kept centroids, so the saved centroids define the assignment.
+        let (assignments, sims) = refine::assign(terms, kept.view());
+        let k = kept.nrows();
+        let mut sizes = vec![0usize; k];
+        assignments.iter().for_each(|&c| sizes[c] += 1);
+        let mut centroids = Array2::<f32>::zeros((k, x.ncols()));
+        for (row, &c) in x.outer_iter().zip(&assignments) {
+            let mut out = centroids.row_mut(c);
+            out += &row;
+        }
+        for (mut row, &s) in centroids.outer_iter_mut().zip(&sizes) {
+            row /= s.max(1) as f32;
+        }
+        let mut c = Self::from_term_assignment(centroids, kept, assignments, sims, x);
+        c.refine_passes = r.passes;
+        c
+    }
+
+    /// Places rows by cosine similarity to saved term-space centroids, keeping their ids (a saved
+    /// refined model's `assign`); `centroids` are the model's reduced-space centroids.
+    pub fn assign_terms(
+        centroids: ArrayView2<f32>,
+        term_centroids: ArrayView2<f32>,
+        x: ArrayView2<f32>,
+        terms: &CsrMatrix,
+    ) -> Clustering {
+        let (assignments, sims) = refine::assign(terms, term_centroids);
+        Self::from_term_assignment(
+            centroids.to_owned(),
+            term_centroids.to_owned(),
+            assignments,
+            sims,
+            x,
+        )
+    }
+
+    fn from_term_assignment(
+        centroids: Array2<f32>,
+        term_centroids: Array2<f32>,
+        assignments: Vec<usize>,
+        sims: Vec<f32>,
+        x: ArrayView2<f32>,
+    ) -> Clustering {
+        let mut sizes = vec![0usize; term_centroids.nrows()];
+        assignments.iter().for_each(|&c| sizes[c] += 1);
+        let euclid: Vec<f32> = x
+            .outer_iter()
+            .zip(&assignments)
+            .map(|(row, &c)| {
+                let d = &row - &centroids.row(c);
+                d.dot(&d).sqrt()
+            })
+            .collect();
+        Clustering {
+            centroids,
+            term_centroids: Some(term_centroids),
+            assignments,
+            distances: sims.iter().map(|&s| (1.0 - s).max(0.0)).collect(),
+            sizes,
+            inertia: sum_of_squares(&euclid),
+            refine_passes: 0,
         }
     }
 
@@ -224,35 +312,46 @@ impl Clustering {
         assignments.iter().for_each(|&c| sizes[c] += 1);
         Clustering {
             centroids: centroids.to_owned(),
+            term_centroids: None,
             assignments,
+            inertia: sum_of_squares(&distances),
             distances,
             sizes,
+            refine_passes: 0,
         }
     }
 
     pub fn k(&self) -> usize {
         self.centroids.nrows()
     }
+    /// Centroids in the reduced space (for refined topics, the means of their vectors).
     pub fn centroids(&self) -> &Array2<f32> {
         &self.centroids
+    }
+    /// Centroids in the TF-IDF space, when the topics were refined there.
+    pub fn term_centroids(&self) -> Option<&Array2<f32>> {
+        self.term_centroids.as_ref()
     }
     /// Topic of each document.
     pub fn assignments(&self) -> &[usize] {
         &self.assignments
     }
-    /// Euclidean distance of each document to its centroid.
+    /// Each document's distance to its topic under the rule that placed it: Euclidean in the
+    /// reduced space, or cosine distance (1 - similarity) in the TF-IDF space when refined.
     pub fn distances(&self) -> &[f32] {
         &self.distances
     }
     pub fn sizes(&self) -> &[usize] {
         &self.sizes
     }
-    /// Sum of squared distances to the centroids (scikit-learn's `inertia_`; linfa's is a mean).
+    /// Sum of squared Euclidean distances to the centroids in the reduced space (scikit-learn's
+    /// `inertia_`; linfa's is a mean).
     pub fn inertia(&self) -> f64 {
-        self.distances
-            .iter()
-            .map(|&d| (d as f64) * (d as f64))
-            .sum()
+        self.inertia
+    }
+    /// Passes of the TF-IDF-space refinement that were run (0 when not refined).
+    pub fn refine_passes(&self) -> usize {
+        self.refine_passes
     }
     /// Rows of each topic, in document order.
     pub fn members(&self) -> Vec<Vec<usize>> {
@@ -262,6 +361,10 @@ impl Clustering {
         }
         m
     }
+}
+
+fn sum_of_squares(d: &[f32]) -> f64 {
+    d.iter().map(|&d| (d as f64) * (d as f64)).sum()
 }
 
 /// Nearest centroid of every row (ties to the lower index) and the Euclidean distance to it.

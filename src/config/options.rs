@@ -124,6 +124,8 @@ pub struct ClusterOptions {
     /// Use mini-batch k-means above this many documents.
     pub minibatch_above: Option<usize>,
     pub silhouette_sample: Option<usize>,
+    /// Spherical k-means passes on the TF-IDF vectors after k-means (0 = none).
+    pub refine_iter: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

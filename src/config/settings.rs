@@ -192,6 +192,9 @@ pub struct ClusterSettings {
     pub minibatch_above: usize,
     /// Silhouette sample size (default 5,000).
     pub silhouette_sample: usize,
+    /// At most this many passes of spherical k-means on the TF-IDF vectors refine the k-means
+    /// topics (default 5; 0 = no refinement; not used without a reduction).
+    pub refine_iter: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -432,6 +435,7 @@ impl Settings {
             tolerance,
             minibatch_above: c.minibatch_above.unwrap_or(50_000),
             silhouette_sample,
+            refine_iter: c.refine_iter.unwrap_or(5),
         };
 
         let d = o.describe.unwrap_or_default();
@@ -628,6 +632,7 @@ mod tests {
             tolerance: 1e-4,
             minibatch_above: 50_000,
             silhouette_sample: 5_000,
+            refine_iter: 5,
         };
         assert_eq!(c.runs_for(10_000), 10);
         assert_eq!(c.runs_for(10_001), 3);

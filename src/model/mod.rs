@@ -2,12 +2,15 @@
 //!
 //! Each run writes `model.json` into its report folder: the tokenizer settings, the TF-IDF
 //! vocabulary (stems and surfaces) and IDF, the fitted reduction (LSA components), the topic
-//! centroids and labels. `topicmap assign` reloads it and runs new documents through exactly the
-//! same code paths as the fit (clean, analyse, TF-IDF `transform`, reduction `transform`, nearest
-//! centroid), so assigning the training documents reproduces the fit's topics exactly.
+//! centroids (and, when the topics were refined, their centroids in the TF-IDF space) and labels.
+//! `topicmap assign` reloads it and runs new documents through exactly the same code paths as the
+//! fit (clean, analyse, TF-IDF `transform`, reduction `transform`, then the nearest centroid, or
+//! the most similar term-space centroid for refined topics), so assigning the training documents
+//! reproduces the fit's topics exactly.
 //!
-//! The file is JSON with `"format": "topicmap-model"` and an integer `"version"` (now 1). A file
-//! of another format or version is refused with a message saying which version this build reads.
+//! The file is JSON with `"format": "topicmap-model"` and an integer `"version"`: 2 adds
+//! `term_centroids`; version 1 files (without them) are still read. A file of another format or
+//! version is refused with a message saying which versions this build reads.
 
 use crate::config::{Norm, TokenizeSettings};
 use crate::reduce::Reducer;
@@ -18,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 /// The format tag.
 pub const FORMAT: &str = "topicmap-model";
-/// The version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The version this build writes (it reads 1 and 2).
+pub const VERSION: u32 = 2;
 /// The file name inside a report folder.
 pub const FILE: &str = "model.json";
 
@@ -44,6 +47,10 @@ pub struct SavedModel {
     pub reducer: Reducer,
     /// Topic centroids in the reduced space: `centroids[topic]`.
     pub centroids: Vec<Vec<f32>>,
+    /// Version 2: topic centroids in the TF-IDF space (`term_centroids[topic][feature]`, unit
+    /// length) when the topics were refined there; documents then go to the most similar one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub term_centroids: Option<Vec<Vec<f32>>>,
     /// Topics, in centroid order; their ids are the stable topic ids.
     pub topics: Vec<SavedTopic>,
     /// The first id no topic of this pipeline has had (ids of vanished topics are not reused).
@@ -79,7 +86,7 @@ pub enum ModelError {
     Read { path: PathBuf, message: String },
     #[error("{path} is not a topicmap model (format {found:?})")]
     Format { path: PathBuf, found: String },
-    #[error("{path} is a version {found} model; this topicmap reads version {VERSION}: refit with this version")]
+    #[error("{path} is a version {found} model; this topicmap reads versions 1 to {VERSION}: refit with this version")]
     Version { path: PathBuf, found: u32 },
     #[error("model {path} is inconsistent: {message}")]
     Inconsistent { path: PathBuf, message: String },
@@ -94,6 +101,7 @@ impl SavedModel {
         tfidf: &TfIdf,
         reducer: &Reducer,
         centroids: &Array2<f32>,
+        term_centroids: Option<&Array2<f32>>,
         topics: Vec<SavedTopic>,
         next_id: usize,
     ) -> SavedModel {
@@ -114,6 +122,7 @@ impl SavedModel {
             idf: tfidf.idf().to_vec(),
             reducer: reducer.clone(),
             centroids: centroids.outer_iter().map(|r| r.to_vec()).collect(),
+            term_centroids: term_centroids.map(|t| t.outer_iter().map(|r| r.to_vec()).collect()),
             topics,
             next_id,
         }
@@ -150,7 +159,7 @@ impl SavedModel {
             });
         }
         let version = header.version.as_u64().unwrap_or(0) as u32;
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(ModelError::Version {
                 path: file,
                 found: version,
@@ -178,6 +187,14 @@ impl SavedModel {
         if model.topics.len() != model.centroids.len() {
             return Err(bad("topics and centroids differ in number".into()));
         }
+        if let Some(t) = &model.term_centroids {
+            if t.len() != model.centroids.len() || t.iter().any(|c| c.len() != n) {
+                return Err(bad(format!(
+                    "term_centroids must be {} rows of {n} values",
+                    model.centroids.len()
+                )));
+            }
+        }
         Ok(model)
     }
 
@@ -198,10 +215,19 @@ impl SavedModel {
 
     /// The centroids as a matrix.
     pub fn centroid_matrix(&self) -> Array2<f32> {
-        let k = self.centroids.len();
-        let d = self.centroids[0].len();
-        Array2::from_shape_vec((k, d), self.centroids.concat()).expect("checked on load")
+        rows_to_matrix(&self.centroids)
     }
+
+    /// The term-space centroids as a matrix, for a refined model.
+    pub fn term_centroid_matrix(&self) -> Option<Array2<f32>> {
+        self.term_centroids.as_deref().map(rows_to_matrix)
+    }
+}
+
+fn rows_to_matrix(rows: &[Vec<f32>]) -> Array2<f32> {
+    let k = rows.len();
+    let d = rows.first().map_or(0, Vec::len);
+    Array2::from_shape_vec((k, d), rows.concat()).expect("checked on load")
 }
 
 #[cfg(test)]
@@ -215,7 +241,9 @@ mod tests {
         std::fs::write(&p, r#"{"format": "topicmap-model", "version": 99}"#).unwrap();
         let e = SavedModel::load(d.path()).unwrap_err();
         assert!(matches!(e, ModelError::Version { found: 99, .. }), "{e}");
-        assert!(e.to_string().contains("version 99") && e.to_string().contains("reads version 1"));
+        assert!(
+            e.to_string().contains("version 99") && e.to_string().contains("reads versions 1 to 2")
+        );
         std::fs::write(&p, r#"{"format": "something-else", "version": 1}"#).unwrap();
         assert!(matches!(
             SavedModel::load(&p).unwrap_err(),
