@@ -193,7 +193,8 @@ pub struct ClusterSettings {
     /// Silhouette sample size (default 5,000).
     pub silhouette_sample: usize,
     /// At most this many passes of spherical k-means on the TF-IDF vectors refine the k-means
-    /// topics (default 5; 0 = no refinement; not used without a reduction).
+    /// topics (default 5; 0 = no refinement; not used without a reduction, nor above
+    /// `minibatch_above` documents).
     pub refine_iter: usize,
 }
 
