@@ -221,7 +221,8 @@ fn find_phrases(
     };
     // Pass 1, parallel over fixed chunks of documents: per topic, counts of windows made of its
     // seed words, and their surface variants. Integer counts merge the same in any order.
-    type Table = FxHashMap<Key, (u32, FxHashMap<Vec<u32>, u32>)>;
+    // A surface variant: the window's word ids, padded with u32::MAX (no allocation per window).
+    type Table = FxHashMap<Key, (u32, FxHashMap<[u32; 3], u32>)>;
     // Large corpora: count phrases on every `step`-th document and scale the counts back up.
     let step = tc.n_docs().div_ceil(PHRASE_SAMPLE).max(1);
     let docs: Vec<usize> = (0..tc.n_docs()).step_by(step).collect();
@@ -253,7 +254,9 @@ fn find_phrases(
                     }
                     let e = table.entry(key).or_default();
                     e.0 += 1;
-                    *e.1.entry(w.to_vec()).or_default() += 1;
+                    let mut variant = [u32::MAX; 3];
+                    variant[..w.len()].copy_from_slice(w);
+                    *e.1.entry(variant).or_default() += 1;
                 });
             }
             tables
@@ -297,9 +300,10 @@ fn find_phrases(
                         .into_iter()
                         .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
                         .map(|(ws, _)| ws)
-                        .unwrap_or_default();
+                        .unwrap_or([u32::MAX; 3]);
                     let text = surface
                         .iter()
+                        .filter(|&&w| w != u32::MAX)
                         .map(|&w| tc.words[w as usize].surface.as_str())
                         .collect::<Vec<_>>()
                         .join(" ");
