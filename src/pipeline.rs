@@ -121,8 +121,12 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
     progress.stage(
         "export",
         |_| {
-            write_tables(&outcome, &dir)?;
-            write_model(settings, &outcome, &dir)
+            // The tables and the model (tens of megabytes of JSON) are written side by side.
+            let (tables, model) = rayon::join(
+                || write_tables(&outcome, &dir),
+                || write_model(settings, &outcome, &dir),
+            );
+            tables.and(model)
         },
         |_| "CSV tables".to_string(),
     )?;
