@@ -209,25 +209,9 @@ impl Clustering {
     /// original index) and drops empty clusters.
     pub fn from_centroids(centroids: ArrayView2<f32>, x: ArrayView2<f32>) -> Clustering {
         let (raw, _) = nearest(centroids, x);
-        let k = centroids.nrows();
-        let mut sizes = vec![0usize; k];
-        raw.iter().for_each(|&c| sizes[c] += 1);
-        let mut order: Vec<usize> = (0..k).filter(|&c| sizes[c] > 0).collect();
-        order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
-        let kept = centroids.select(Axis(0), &order);
+        let kept = centroids.select(Axis(0), &by_size(&raw, centroids.nrows()));
         // Re-predict against the kept centroids: the same assignment, with new ids.
-        let (assignments, distances) = nearest(kept.view(), x);
-        let mut sizes = vec![0usize; kept.nrows()];
-        assignments.iter().for_each(|&c| sizes[c] += 1);
-        Clustering {
-            centroids: kept,
-            term_centroids: None,
-            assignments,
-            inertia: sum_of_squares(&distances),
-            distances,
-            sizes,
-            refine_passes: 0,
-        }
+        Self::assign(kept.view(), x)
     }
 
     /// Refines the topics by spherical k-means on `terms` (the TF-IDF rows of the documents whose
@@ -235,16 +219,13 @@ impl Clustering {
     /// and emptied ones dropped.
     pub fn refine(&self, x: ArrayView2<f32>, terms: &CsrMatrix, max_iter: usize) -> Clustering {
         let r = refine::refine(terms, &self.assignments, self.k(), max_iter);
-        let mut sizes = vec![0usize; self.k()];
-        r.assignments.iter().for_each(|&c| sizes[c] += 1);
-        let mut order: Vec<usize> = (0..self.k()).filter(|&c| sizes[c] > 0).collect();
-        order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
-        let kept = r.centroids.select(Axis(0), &order);
+        let kept = r
+            .centroids
+            .select(Axis(0), &by_size(&r.assignments, self.k()));
         // Re-predict against the kept centroids, so the saved centroids define the assignment.
         let (assignments, sims) = refine::assign(terms, kept.view());
         let k = kept.nrows();
-        let mut sizes = vec![0usize; k];
-        assignments.iter().for_each(|&c| sizes[c] += 1);
+        let sizes = count(&assignments, k);
         let mut centroids = Array2::<f32>::zeros((k, x.ncols()));
         for (row, &c) in x.outer_iter().zip(&assignments) {
             let mut out = centroids.row_mut(c);
@@ -283,8 +264,7 @@ impl Clustering {
         sims: Vec<f32>,
         x: ArrayView2<f32>,
     ) -> Clustering {
-        let mut sizes = vec![0usize; term_centroids.nrows()];
-        assignments.iter().for_each(|&c| sizes[c] += 1);
+        let sizes = count(&assignments, term_centroids.nrows());
         let euclid: Vec<f32> = x
             .outer_iter()
             .zip(&assignments)
@@ -308,8 +288,7 @@ impl Clustering {
     /// new documents into a saved model's topics; empty topics stay).
     pub fn assign(centroids: ArrayView2<f32>, x: ArrayView2<f32>) -> Clustering {
         let (assignments, distances) = nearest(centroids, x);
-        let mut sizes = vec![0usize; centroids.nrows()];
-        assignments.iter().for_each(|&c| sizes[c] += 1);
+        let sizes = count(&assignments, centroids.nrows());
         Clustering {
             centroids: centroids.to_owned(),
             term_centroids: None,
@@ -361,6 +340,21 @@ impl Clustering {
         }
         m
     }
+}
+
+/// Documents per topic.
+fn count(assignments: &[usize], k: usize) -> Vec<usize> {
+    let mut sizes = vec![0usize; k];
+    assignments.iter().for_each(|&c| sizes[c] += 1);
+    sizes
+}
+
+/// The topics that have documents, largest first (ties by index): the renumbering order.
+fn by_size(assignments: &[usize], k: usize) -> Vec<usize> {
+    let sizes = count(assignments, k);
+    let mut order: Vec<usize> = (0..k).filter(|&c| sizes[c] > 0).collect();
+    order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
+    order
 }
 
 fn sum_of_squares(d: &[f32]) -> f64 {
