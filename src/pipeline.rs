@@ -1031,14 +1031,14 @@ impl<'a> RunInfo<'a> {
             k_selection: o.k_selection.as_ref(),
             trend_measure: trends::MEASURE,
             timings_seconds: progress
-                .timings()
+                .stages()
                 .iter()
-                .map(|(n, s)| (n.clone(), (s * 1000.0).round() / 1000.0))
+                .map(|s| (s.name.clone(), (s.secs * 1000.0).round() / 1000.0))
                 .collect(),
             peak_rss_mib_after_stage: progress
-                .peaks()
+                .stages()
                 .iter()
-                .map(|(n, m)| (n.clone(), m.round()))
+                .filter_map(|s| Some((s.name.clone(), s.peak_mib?.round())))
                 .collect(),
             warnings,
         }

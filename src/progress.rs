@@ -16,8 +16,16 @@ use std::time::Instant;
 pub struct Progress {
     quiet: bool,
     tty: bool,
-    timings: Vec<(String, f64)>,
-    peaks: Vec<(String, f64)>,
+    stages: Vec<StageRecord>,
+}
+
+/// One finished stage: its name, its seconds and the process's peak memory (MiB) when it ended
+/// (`None` where the kernel does not report it).
+#[derive(Debug, Clone)]
+pub struct StageRecord {
+    pub name: String,
+    pub secs: f64,
+    pub peak_mib: Option<f64>,
 }
 
 impl Progress {
@@ -25,8 +33,7 @@ impl Progress {
         Progress {
             quiet,
             tty: std::io::stderr().is_terminal(),
-            timings: Vec::new(),
-            peaks: Vec::new(),
+            stages: Vec::new(),
         }
     }
 
@@ -50,19 +57,20 @@ impl Progress {
         release_free_memory();
         bar.finish_and_clear();
         let secs = start.elapsed().as_secs_f64();
-        self.timings.push((name.to_string(), secs));
-        let peak = peak_rss_mib();
-        if let Some(mib) = peak {
-            self.peaks.push((name.to_string(), mib));
-        }
+        let peak = status_mib("VmHWM:");
+        self.stages.push(StageRecord {
+            name: name.to_string(),
+            secs,
+            peak_mib: peak,
+        });
         if let Ok(v) = &out {
             let mut mem = peak
                 .map(|m| format!("  {m:>6.0} MiB peak"))
                 .unwrap_or_default();
             if std::env::var_os("TOPICMAP_DEBUG_RSS").is_some() {
-                let st = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-                let cur = st.lines().find(|l| l.starts_with("VmRSS:")).unwrap_or("");
-                mem.push_str(&format!("  now {cur}"));
+                if let Some(now) = status_mib("VmRSS:") {
+                    mem.push_str(&format!("  {now:>6.0} MiB now"));
+                }
             }
             self.note(&format!("{name:<10} {:<40} {secs:>7.2} s{mem}", detail(v)));
         }
@@ -81,14 +89,9 @@ impl Progress {
         eprintln!("warning: {line}");
     }
 
-    /// Peak resident memory of the process (MiB) at the end of each stage, in order.
-    pub fn peaks(&self) -> &[(String, f64)] {
-        &self.peaks
-    }
-
-    /// Stage timings so far, in order.
-    pub fn timings(&self) -> &[(String, f64)] {
-        &self.timings
+    /// The stages finished so far, in order.
+    pub fn stages(&self) -> &[StageRecord] {
+        &self.stages
     }
 }
 
@@ -105,11 +108,11 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-/// The process's peak resident set so far, in MiB (`VmHWM` in `/proc/self/status`); `None` where
-/// the kernel does not report it.
-pub fn peak_rss_mib() -> Option<f64> {
+/// A memory figure of this process from `/proc/self/status`, in MiB (`VmHWM:` is the peak
+/// resident set, `VmRSS:` the current one); `None` where the kernel does not report it.
+fn status_mib(field: &str) -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024.0)
 }
