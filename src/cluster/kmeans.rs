@@ -1,12 +1,15 @@
 //! k-means with linfa-clustering, seeded and repeatable.
 //!
-//! linfa's `KMeans` is used as it is: k-means++ initialisation (its default, k-means||, samples in
-//! parallel with per-thread seeds, so results would depend on the thread count), `runs` restarts
-//! with the best inertia kept, and a seeded Xoshiro256Plus generator. Two facts of linfa 0.8.1 are
-//! handled here: `cluster_count()` reflects the last run rather than the best, so sizes come from
-//! `predict`; and `inertia()` is a mean, so the sklearn-style sum is computed from the distances.
-//! Topics are renumbered by size (topic 0 is the largest), and a cluster that ends up empty is
-//! dropped, so every topic id that is reported has documents.
+//! Up to `minibatch_above` rows, each of `runs` restarts starts from greedy k-means++ centroids
+//! (see [`super::seeding`]; scikit-learn's seeding, better than linfa's plain k-means++) and linfa
+//! runs Lloyd's iterations from them; the restart with the lowest inertia is kept. Above that,
+//! linfa's mini-batch k-means (`fit_with`) runs with its own k-means++ on the first batch. Both
+//! draw from one seeded Xoshiro256Plus generator; linfa's default seeding, k-means||, samples in
+//! parallel with per-thread seeds, so results would depend on the thread count. Two facts of
+//! linfa 0.8.1 are handled here: `cluster_count()` reflects the last run rather than the best, so
+//! sizes come from `predict`; and `inertia()` is a mean, so the sklearn-style sum is computed from
+//! the distances. Topics are renumbered by size (topic 0 is the largest), and a cluster that ends
+//! up empty is dropped, so every topic id that is reported has documents.
 
 use linfa::prelude::*;
 use linfa_clustering::{IncrKMeansError, KMeans, KMeansInit};
@@ -16,7 +19,7 @@ use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256Plus;
 use rayon::prelude::*;
 
-use super::refine;
+use super::{refine, seeding};
 use crate::vectorize::CsrMatrix;
 
 /// k-means parameters. Build with [`KMeansParams::new`], validate with [`KMeansParams::check`].
@@ -123,21 +126,45 @@ impl KMeansValidParams {
         if p.k > n {
             return Err(ClusterError::TooLargeK { k: p.k, docs: n });
         }
-        let rng = Xoshiro256Plus::seed_from_u64(p.seed);
-        let params = KMeans::params_with_rng(p.k, rng)
-            .init_method(KMeansInit::KMeansPlusPlus)
-            .n_runs(p.runs)
-            .max_n_iterations(p.max_iter)
-            .tolerance(p.tolerance as f32);
-        let model = if n > p.minibatch_above {
-            fit_minibatch(params, x, p.seed)?
+        let mut rng = Xoshiro256Plus::seed_from_u64(p.seed);
+        let centroids = if n > p.minibatch_above {
+            let params = KMeans::params_with_rng(p.k, rng)
+                .init_method(KMeansInit::KMeansPlusPlus)
+                .n_runs(p.runs)
+                .max_n_iterations(p.max_iter)
+                .tolerance(p.tolerance as f32);
+            fit_minibatch(params, x, p.seed)?.centroids().to_owned()
         } else {
-            let data = DatasetBase::from(x);
-            params
-                .fit(&data)
-                .map_err(|e| ClusterError::Fit(e.to_string()))?
+            self.fit_full(x, &mut rng)?
         };
-        Ok(Clustering::from_centroids(model.centroids().view(), x))
+        Ok(Clustering::from_centroids(centroids.view(), x))
+    }
+
+    /// `runs` restarts of linfa's k-means, each from its own greedy k-means++ start drawn from
+    /// one seeded generator; the centroids with the lowest inertia are kept (the first on ties).
+    fn fit_full(
+        &self,
+        x: ArrayView2<f32>,
+        rng: &mut Xoshiro256Plus,
+    ) -> Result<Array2<f32>, ClusterError> {
+        let p = &self.0;
+        let data = DatasetBase::from(x);
+        let mut best: Option<(f32, Array2<f32>)> = None;
+        for _ in 0..p.runs {
+            let start = seeding::greedy_kmeans_pp(x, p.k, rng);
+            let model = KMeans::params_with_rng(p.k, rng.clone())
+                .init_method(KMeansInit::Precomputed(start))
+                .n_runs(1)
+                .max_n_iterations(p.max_iter)
+                .tolerance(p.tolerance as f32)
+                .fit(&data)
+                .map_err(|e| ClusterError::Fit(e.to_string()))?;
+            let inertia = model.inertia();
+            if best.as_ref().is_none_or(|(b, _)| inertia < *b) {
+                best = Some((inertia, model.centroids().to_owned()));
+            }
+        }
+        Ok(best.expect("runs is at least 1").1)
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod auto_k;
 pub mod kmeans;
 pub mod refine;
+pub mod seeding;
 
 pub use auto_k::{KScore, KSelection};
 pub use kmeans::{nearest, ClusterError, Clustering, KMeansParams, KMeansValidParams};
