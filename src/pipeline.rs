@@ -899,7 +899,7 @@ fn write_report(
                     .iter()
                     .map(|&i| ReportDoc {
                         id: o.corpus.documents[i].id.clone(),
-                        title: export::display_title(&o.corpus, i),
+                        title: export::display_title(&o.corpus, i).into_owned(),
                         snippet: export::snippet(
                             &o.corpus.documents[i].text,
                             export::SNIPPET_CHARS,

@@ -17,13 +17,9 @@ pub fn spreadsheet_safe(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// A text column, with every cell made spreadsheet-safe.
+/// A text column, with every cell made spreadsheet-safe (built in place: no `String` per cell).
 pub fn text_column<S: AsRef<str>>(name: &str, values: impl IntoIterator<Item = S>) -> Column {
-    let v: Vec<String> = values
-        .into_iter()
-        .map(|s| spreadsheet_safe(s.as_ref()).into_owned())
-        .collect();
-    Column::new(name.into(), v)
+    opt_text_column(name, values.into_iter().map(Some))
 }
 
 /// An optional text column (empty cells for `None`).
@@ -31,11 +27,12 @@ pub fn opt_text_column<S: AsRef<str>>(
     name: &str,
     values: impl IntoIterator<Item = Option<S>>,
 ) -> Column {
-    let v: Vec<Option<String>> = values
-        .into_iter()
-        .map(|s| s.map(|s| spreadsheet_safe(s.as_ref()).into_owned()))
-        .collect();
-    Column::new(name.into(), v)
+    let values = values.into_iter();
+    let mut b = StringChunkedBuilder::new(name.into(), values.size_hint().0);
+    for v in values {
+        b.append_option(v.as_ref().map(|s| spreadsheet_safe(s.as_ref())));
+    }
+    b.finish().into_column()
 }
 
 /// Writes a frame as a spreadsheet-friendly CSV.

@@ -11,6 +11,7 @@ use crate::describe::TopicSummary;
 use crate::ingest::Corpus;
 use polars::prelude::*;
 use std::path::Path;
+use std::borrow::Cow;
 
 /// Export failures, naming the file.
 #[derive(Debug, thiserror::Error)]
@@ -27,9 +28,12 @@ fn werr(path: &Path) -> impl Fn(PolarsError) -> ExportError + '_ {
 }
 
 /// The text people read for a document: its title, or a snippet of its text.
-pub fn display_title(corpus: &Corpus, i: usize) -> String {
+pub fn display_title(corpus: &Corpus, i: usize) -> Cow<'_, str> {
     let d = &corpus.documents[i];
-    d.title.clone().unwrap_or_else(|| snippet(&d.text, 80))
+    match &d.title {
+        Some(t) => Cow::Borrowed(t),
+        None => Cow::Owned(snippet(&d.text, 80)),
+    }
 }
 
 /// The longest snippet of a document's text that any output shows (the report's representative
@@ -58,13 +62,14 @@ pub fn documents_csv(
 ) -> Result<(), ExportError> {
     let docs = &corpus.documents;
     let a = clustering.assignments();
+    let sources: Vec<String> = corpus
+        .sources
+        .iter()
+        .map(|s| s.path.display().to_string())
+        .collect();
     let mut cols = vec![
         csv::text_column("doc_id", docs.iter().map(|d| d.id.as_str())),
-        csv::text_column(
-            "source",
-            docs.iter()
-                .map(|d| corpus.sources[d.source].path.display().to_string()),
-        ),
+        csv::text_column("source", docs.iter().map(|d| sources[d.source].as_str())),
         csv::text_column("title", (0..docs.len()).map(|i| display_title(corpus, i))),
         Column::new(
             "topic_id".into(),
