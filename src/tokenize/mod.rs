@@ -14,9 +14,11 @@
 //! occurrence: [`TokenizedCorpus::build`] interns the words of each chunk of documents in
 //! parallel, merges the chunk vocabularies in chunk order (so ids never depend on the thread
 //! count), runs the chain once per distinct word, and keeps each document as a sequence of word
-//! ids. The hot loop does a hash lookup per word and allocates nothing. For each stem the most
+//! ids. The hot loop does one lookup per word in an [`interner::Interner`] (short words packed
+//! into integers) and allocates nothing. For each stem the most
 //! frequent surface form is kept, so people read "clustering", never "cluster" or "languag".
 
+mod interner;
 mod length;
 mod lower_caser;
 mod numbers;
@@ -33,6 +35,7 @@ pub use token::{Token, TokenFilter};
 
 use crate::config::{StopWordList, TokenizeSettings};
 use crate::ingest::Corpus;
+use interner::Interner;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use unicode_segmentation::UnicodeSegmentation;
@@ -194,47 +197,31 @@ impl TokenizedCorpus {
         let chunks: Vec<Chunk> = texts
             .par_chunks(CHUNK)
             .map(|docs| {
-                let mut map: FxHashMap<&str, u32> = FxHashMap::default();
+                let mut words = Interner::default();
                 // English text averages a word per 6-7 bytes; reserving that avoids the doubling
                 // that would leave up to half of the largest array unused.
                 let bytes: usize = docs.iter().map(|t| t.len()).sum();
-                let mut c = Chunk {
-                    vocab: Vec::new(),
-                    lens: Vec::with_capacity(docs.len()),
-                    ids: Vec::with_capacity(bytes / 6 + 16),
-                };
+                let mut lens = Vec::with_capacity(docs.len());
+                let mut ids = Vec::with_capacity(bytes / 6 + 16);
                 for text in docs {
-                    let before = c.ids.len();
-                    for w in seg.words(text) {
-                        let id = *map.entry(w).or_insert_with(|| {
-                            c.vocab.push(w);
-                            (c.vocab.len() - 1) as u32
-                        });
-                        c.ids.push(id);
-                    }
-                    c.lens.push((c.ids.len() - before) as u32);
+                    let before = ids.len();
+                    ids.extend(seg.words(text).map(|w| words.intern(w)));
+                    lens.push((ids.len() - before) as u32);
                 }
-                c
+                Chunk {
+                    vocab: words.into_words(),
+                    lens,
+                    ids,
+                }
             })
             .collect();
         // Phase 2, in chunk order: global word ids.
-        let mut global: FxHashMap<&str, u32> = FxHashMap::default();
-        let mut raw_words: Vec<&str> = Vec::new();
+        let mut global = Interner::default();
         let maps: Vec<Vec<u32>> = chunks
             .iter()
-            .map(|c| {
-                c.vocab
-                    .iter()
-                    .map(|w| {
-                        *global.entry(w).or_insert_with(|| {
-                            raw_words.push(w);
-                            (raw_words.len() - 1) as u32
-                        })
-                    })
-                    .collect()
-            })
+            .map(|c| c.vocab.iter().map(|w| global.intern(w)).collect())
             .collect();
-        drop(global);
+        let raw_words = global.into_words();
         let mut spans = Vec::with_capacity(texts.len());
         for (b, c) in chunks.iter().enumerate() {
             let mut start = 0u32;
