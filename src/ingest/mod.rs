@@ -184,7 +184,12 @@ pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus,
                 (raw.len() as u64, sha256_hex(&raw), list.title)
             } else {
                 let raw = read_checked(&path)?;
-                if format != InputFormat::Parquet {
+                // The checksum (for run.json) is computed while the text is checked and linted
+                // (one core each); then polars parses with every core.
+                let check = || -> Result<(), IngestError> {
+                    if format == InputFormat::Parquet {
+                        return Ok(());
+                    }
                     let text = check_text(&path, &raw)?;
                     if matches!(format, InputFormat::Csv | InputFormat::Tsv) {
                         let sep = if format == InputFormat::Tsv {
@@ -199,14 +204,13 @@ pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus,
                             message: e.message,
                         })?;
                     }
-                }
-                // The checksum (for run.json) is computed while polars parses. The file's bytes
-                // are freed before documents are built, so the raw file, the table and the
-                // documents are never all in memory at once.
-                let (sha, df) = rayon::join(
-                    || sha256_hex(&raw),
-                    || table::load_frame(&path, format, &raw),
-                );
+                    Ok(())
+                };
+                let (checked, sha) = rayon::join(check, || sha256_hex(&raw));
+                checked?;
+                let df = table::load_frame(&path, format, &raw);
+                // The file's bytes are freed before documents are built, so the raw file, the
+                // table and the documents are never all in memory at once.
                 let bytes = raw.len() as u64;
                 drop(raw);
                 let docs = table::read(&path, df?, input, source, on_bad, &mut corpus.skipped)?;
@@ -237,6 +241,13 @@ fn dedupe_ids(
     on_bad: OnBadDocument,
     path: &Path,
 ) -> Result<(), IngestError> {
+    // Fast path: one pass over borrowed ids (repeats are rare; the renaming below clones).
+    let mut ids = rustc_hash::FxHashSet::default();
+    ids.reserve(corpus.documents.len());
+    if corpus.documents.iter().all(|d| ids.insert(d.id.as_str())) {
+        return Ok(());
+    }
+    drop(ids);
     let mut seen: std::collections::HashMap<String, usize> = corpus.documents[..from]
         .iter()
         .enumerate()
