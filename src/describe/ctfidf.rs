@@ -198,26 +198,33 @@ fn find_phrases(
         WordKind::Term(t) => Some(t),
         _ => None,
     };
-    // Each window that could be a phrase, as (key, first word index in doc).
-    let windows = |doc: &[u32], f: &mut dyn FnMut(Key, &[u32])| {
+    // Terms that seed a phrase in some topic: windows whose ends are not both among them are
+    // never counted, so they are skipped before their key is built.
+    let mut seed_any = vec![false; tc.terms.len()];
+    seeds.iter().flatten().for_each(|&t| seed_any[t as usize] = true);
+    // Each window that could be a phrase: its first and last terms, and its word ids.
+    let windows = |doc: &[u32], f: &mut dyn FnMut(u32, u32, &[u32])| {
         for n in [2usize, 3] {
             for w in doc.windows(n) {
                 let (Some(a), Some(b)) = (term_of(w[0]), term_of(w[n - 1])) else {
                     continue;
                 };
-                if a == b {
+                if a == b || !seed_any[a as usize] || !seed_any[b as usize] {
                     continue;
                 }
                 if n == 3 && matches!(tc.words[w[1] as usize].kind, WordKind::Dropped) {
                     continue;
                 }
-                let mut key = [u64::MAX; 3];
-                for (i, &x) in w.iter().enumerate() {
-                    key[i] = key_part(tc, x);
-                }
-                f(key, w);
+                f(a, b, w);
             }
         }
+    };
+    let key_of = |w: &[u32]| {
+        let mut key = [u64::MAX; 3];
+        for (i, &x) in w.iter().enumerate() {
+            key[i] = key_part(tc, x);
+        }
+        key
     };
     // Pass 1, parallel over fixed chunks of documents: per topic, counts of windows made of its
     // seed words, and their surface variants. Integer counts merge the same in any order.
@@ -246,13 +253,11 @@ fn find_phrases(
                 let c = assignments[d];
                 let seeds = &seeds[c];
                 let table = &mut tables[c];
-                windows(tc.doc_words(d), &mut |key, w| {
-                    let first = term_of(w[0]).unwrap_or(u32::MAX);
-                    let last = term_of(w[w.len() - 1]).unwrap_or(u32::MAX);
+                windows(tc.doc_words(d), &mut |first, last, w| {
                     if !seeds.contains(&first) || !seeds.contains(&last) {
                         return;
                     }
-                    let e = table.entry(key).or_default();
+                    let e = table.entry(key_of(w)).or_default();
                     e.0 += 1;
                     let mut variant = [u32::MAX; 3];
                     variant[..w.len()].copy_from_slice(w);
@@ -275,7 +280,8 @@ fn find_phrases(
         .map(|ds| {
             let mut local: FxHashMap<Key, u32> = FxHashMap::default();
             for &d in ds {
-                windows(tc.doc_words(d), &mut |key, _| {
+                windows(tc.doc_words(d), &mut |_, _, w| {
+                    let key = key_of(w);
                     if wanted.contains(&key) {
                         *local.entry(key).or_default() += 1;
                     }
