@@ -136,9 +136,7 @@ mod tests {
                 .outer_iter()
                 .map(|row| {
                     (0..120)
-                        .min_by(|&a, &b| {
-                            sq(row, x.row(a)).partial_cmp(&sq(row, x.row(b))).unwrap()
-                        })
+                        .min_by(|&a, &b| sq(row, x.row(a)).partial_cmp(&sq(row, x.row(b))).unwrap())
                         .unwrap()
                         / 40
                 })

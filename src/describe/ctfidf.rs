@@ -201,7 +201,10 @@ fn find_phrases(
     // Terms that seed a phrase in some topic: windows whose ends are not both among them are
     // never counted, so they are skipped before their key is built.
     let mut seed_any = vec![false; tc.terms.len()];
-    seeds.iter().flatten().for_each(|&t| seed_any[t as usize] = true);
+    seeds
+        .iter()
+        .flatten()
+        .for_each(|&t| seed_any[t as usize] = true);
     // Each window that could be a phrase: its first and last terms, and its word ids.
     let windows = |doc: &[u32], f: &mut dyn FnMut(u32, u32, &[u32])| {
         for n in [2usize, 3] {

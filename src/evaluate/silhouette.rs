@@ -620,38 +620,4 @@ mod tests {
             Err(MetricsError::DimensionMismatch { x: 2, centroids: 3 })
         );
     }
-
-    /// Timing: `cargo test --release -- --ignored --nocapture timing`.
-    #[test]
-    #[ignore]
-    fn timing_5000_by_100() {
-        let mut rng = Xoshiro256Plus::seed_from_u64(1);
-        let x = Array2::<f32>::from_shape_fn((100_000, 100), |_| rng.gen::<f32>());
-        let t = std::time::Instant::now();
-        let sample = SilhouetteSample::new(x.view(), Some(5000), 7).expect("valid");
-        let t_new = t.elapsed();
-        let labels: Vec<usize> = (0..100_000).map(|i| i % 20).collect();
-        let t = std::time::Instant::now();
-        let v = sample.score(&labels).expect("valid");
-        let t_score = t.elapsed();
-        let labels: Vec<usize> = (0..100_000).map(|i| i % 200).collect();
-        let t = std::time::Instant::now();
-        let _ = sample.score(&labels).expect("valid");
-        let t_score200 = t.elapsed();
-        eprintln!(
-            "new(5000 x 100): {t_new:?}; score k=20: {t_score:?} ({v}); k=200: {t_score200:?}"
-        );
-        let x = Array2::<f32>::from_shape_fn((20_000, 100), |_| rng.gen::<f32>());
-        let t = std::time::Instant::now();
-        let sample = SilhouetteSample::new(x.view(), None, 7).expect("valid");
-        let t_new = t.elapsed();
-        let labels: Vec<usize> = (0..20_000).map(|i| i % 50).collect();
-        let t = std::time::Instant::now();
-        let _ = sample.score(&labels).expect("valid");
-        eprintln!("new(20000 x 100): {t_new:?}; score k=50: {:?}", t.elapsed());
-        let c = Array2::<f32>::zeros((50, 100));
-        let t = std::time::Instant::now();
-        let _ = inertia(x.view(), &labels, c.view()).expect("valid");
-        eprintln!("inertia(20000 x 100): {:?}", t.elapsed());
-    }
 }

@@ -10,8 +10,8 @@ use crate::cluster::Clustering;
 use crate::describe::TopicSummary;
 use crate::ingest::Corpus;
 use polars::prelude::*;
-use std::path::Path;
 use std::borrow::Cow;
+use std::path::Path;
 
 /// Export failures, naming the file.
 #[derive(Debug, thiserror::Error)]

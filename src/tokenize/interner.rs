@@ -75,7 +75,12 @@ mod tests {
         assert!(pack("exactly15bytes!").is_some());
         assert!(pack("sixteen-bytes-xx").is_none());
         let mut i = Interner::default();
-        let words = ["exactly15bytes!", "exactly15bytes?", "sixteen-bytes-xx", "sixteen-bytes-xy"];
+        let words = [
+            "exactly15bytes!",
+            "exactly15bytes?",
+            "sixteen-bytes-xx",
+            "sixteen-bytes-xy",
+        ];
         let ids: Vec<u32> = words.iter().map(|w| i.intern(w)).collect();
         assert_eq!(ids, vec![0, 1, 2, 3]);
     }
