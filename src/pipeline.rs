@@ -220,11 +220,15 @@ fn analyse(
     let analyzer = Analyzer::from_settings(&settings.tokenize);
     let mut tokens = progress.stage(
         "tokenize",
-        |_| Ok::<_, PipelineError>(TokenizedCorpus::build(&corpus, &analyzer)),
+        |_| {
+            let tokens = TokenizedCorpus::build(&corpus, &analyzer);
+            // From here on the text is only shown as a snippet; the tokens carry the rest. (In
+            // the stage, so the freed text is handed back to the system at its end.)
+            corpus.shorten_texts(export::SNIPPET_CHARS + 1);
+            Ok::<_, PipelineError>(tokens)
+        },
         |t: &TokenizedCorpus| format!("{} terms", thousands(t.terms.len())),
     )?;
-    // From here on the text is only shown as a snippet; the tokens carry the rest.
-    corpus.shorten_texts(export::SNIPPET_CHARS + 1);
     let empty = tokens.empty_docs();
     drop_documents(
         settings,
@@ -474,15 +478,26 @@ fn clean_corpus(corpus: &mut Corpus) {
         .documents
         .par_iter_mut()
         .for_each_init(String::new, |buf, d| {
-            cleaner.clean_into(&d.text, buf);
-            std::mem::swap(&mut d.text, buf);
-            // The buffer grew by doubling; give the slack back (a third of the text's memory).
-            d.text.shrink_to_fit();
-            d.title = match d.title.take() {
-                Some(t) => Some(cleaner.clean(&t)),
-                None => Some(export::snippet(&d.text, 80)),
-            };
+            clean_in_place(&cleaner, &mut d.text, buf);
+            match &mut d.title {
+                Some(t) => clean_in_place(&cleaner, t, buf),
+                None => d.title = Some(export::snippet(&d.text, 80)),
+            }
         });
+}
+
+/// Cleans `text` through the reusable `buf` and copies the result back into `text`'s own
+/// allocation when it fits (nearly always: cleaning mostly removes). Allocating a new string per
+/// document instead would leave the old ones as holes between live data, memory the process
+/// could not hand back (on 1M abstracts, 550 MiB).
+fn clean_in_place(cleaner: &Cleaner, text: &mut String, buf: &mut String) {
+    cleaner.clean_into(text, buf);
+    if buf.len() <= text.capacity() {
+        text.clear();
+        text.push_str(buf);
+    } else {
+        text.clone_from(buf);
+    }
 }
 
 fn keep_mask(n: usize, drop: &[usize]) -> Vec<bool> {

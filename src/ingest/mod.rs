@@ -77,12 +77,26 @@ impl Corpus {
     /// once the tokens hold what the analysis needs, so the text (most of a corpus's memory) is
     /// not kept through clustering only to show snippets.
     pub fn shorten_texts(&mut self, max_chars: usize) {
-        self.documents.par_iter_mut().for_each(|d| {
-            if let Some((cut, _)) = d.text.char_indices().nth(max_chars) {
-                d.text.truncate(cut);
-                d.text.shrink_to_fit();
-            }
-        });
+        // All snippets are made while every full text is still alive, so none lands in a freed
+        // text; then the texts are freed together and their pages (they were allocated side by
+        // side, see `table::read`) go back to the system. Shrinking each text in place would
+        // leave a hole after every snippet instead.
+        let snippets: Vec<Option<String>> = self
+            .documents
+            .par_iter()
+            .map(|d| {
+                let (cut, _) = d.text.char_indices().nth(max_chars)?;
+                Some(d.text[..cut].to_string())
+            })
+            .collect();
+        self.documents
+            .par_iter_mut()
+            .zip(snippets)
+            .for_each(|(d, s)| {
+                if let Some(s) = s {
+                    d.text = s;
+                }
+            });
     }
 
     pub fn len(&self) -> usize {

@@ -81,6 +81,8 @@ pub fn read(
     let stem = file_stem(path);
     let batch = input.batch.clone().unwrap_or_else(|| stem.clone());
     let mut docs = Vec::with_capacity(df.height());
+    // Table row of each kept document.
+    let mut kept = Vec::with_capacity(df.height());
     fn cell(c: &StringChunked, i: usize) -> Option<&str> {
         c.get(i).map(str::trim).filter(|s| !s.is_empty())
     }
@@ -94,15 +96,6 @@ pub fn read(
         }
         if input.limit.is_some_and(|l| docs.len() >= l) {
             break;
-        }
-        let mut text = String::new();
-        for c in &texts {
-            if let Some(part) = cell(c, i) {
-                if !text.is_empty() {
-                    text.push(' ');
-                }
-                text.push_str(part);
-            }
         }
         let mut bad = |reason: String| -> Result<(), IngestError> {
             match on_bad {
@@ -121,7 +114,7 @@ pub fn read(
                 }
             }
         };
-        if text.is_empty() {
+        if texts.iter().all(|c| cell(c, i).is_none()) {
             bad(format!("empty text in column(s) {}", text_cols.join(", ")))?;
             continue;
         }
@@ -158,11 +151,25 @@ pub fn read(
                 .as_ref()
                 .and_then(|c| cell(c, i))
                 .map(str::to_string),
-            text,
+            text: String::new(),
             time,
             label: labels.as_ref().and_then(|c| cell(c, i)).map(str::to_string),
             batch: batch.clone(),
         });
+        kept.push(i);
+    }
+    // The texts, most of the memory, are built after all the small fields and each at its final
+    // size, so they lie together: once they are cut to snippets, their pages are freed whole.
+    for (d, &i) in docs.iter_mut().zip(&kept) {
+        let parts = || texts.iter().filter_map(|c| cell(c, i));
+        let mut text = String::with_capacity(parts().map(|p| p.len() + 1).sum::<usize>());
+        for part in parts() {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(part);
+        }
+        d.text = text;
     }
     Ok(docs)
 }
