@@ -27,9 +27,13 @@ pub fn greedy_kmeans_pp(x: ArrayView2<f32>, k: usize, rng: &mut impl Rng) -> Arr
 
     let first = rng.gen_range(0..n);
     centers.row_mut(0).assign(&x.row(first));
-    let mut closest = vec![f32::INFINITY; n];
-    let (d, _) = distances(x, &norms, x.select(Axis(0), &[first]).view(), &closest);
-    closest = d;
+    // Nothing is chosen yet, so every row is infinitely far from the current centroids.
+    let (mut closest, _) = distances(
+        x,
+        &norms,
+        x.select(Axis(0), &[first]).view(),
+        &vec![f32::INFINITY; n],
+    );
     let mut potential: f64 = closest.iter().map(|&d| d as f64).sum();
 
     let mut cumulative = vec![0f64; n];
