@@ -2,6 +2,7 @@
 //! refinement of the topics in the TF-IDF space.
 
 pub mod auto_k;
+pub mod distance;
 pub mod kmeans;
 pub mod refine;
 pub mod seeding;
