@@ -194,28 +194,37 @@ fn find_phrases(
         .iter()
         .map(|u| u.iter().take(PHRASE_SEEDS).map(|&(t, _)| t).collect())
         .collect();
-    let term_of = |w: u32| match tc.words[w as usize].kind {
-        WordKind::Term(t) => Some(t),
-        _ => None,
-    };
     // Terms that seed a phrase in some topic: windows whose ends are not both among them are
-    // never counted, so they are skipped before their key is built.
+    // never counted. Each word's role is looked up in one small array (it stays in cache): the
+    // seeding term it stands for, or that it cannot end a phrase, or that it was dropped.
+    const NO_SEED: u32 = u32::MAX - 1;
+    const DROPPED: u32 = u32::MAX;
     let mut seed_any = vec![false; tc.terms.len()];
     seeds
         .iter()
         .flatten()
         .for_each(|&t| seed_any[t as usize] = true);
+    let role: Vec<u32> = tc
+        .words
+        .iter()
+        .map(|w| match w.kind {
+            WordKind::Term(t) if seed_any[t as usize] => t,
+            WordKind::Dropped => DROPPED,
+            _ => NO_SEED,
+        })
+        .collect();
+    let part: Vec<u64> = (0..tc.words.len() as u32)
+        .map(|w| key_part(tc, w))
+        .collect();
     // Each window that could be a phrase: its first and last terms, and its word ids.
     let windows = |doc: &[u32], f: &mut dyn FnMut(u32, u32, &[u32])| {
         for n in [2usize, 3] {
             for w in doc.windows(n) {
-                let (Some(a), Some(b)) = (term_of(w[0]), term_of(w[n - 1])) else {
-                    continue;
-                };
-                if a == b || !seed_any[a as usize] || !seed_any[b as usize] {
+                let (a, b) = (role[w[0] as usize], role[w[n - 1] as usize]);
+                if a >= NO_SEED || b >= NO_SEED || a == b {
                     continue;
                 }
-                if n == 3 && matches!(tc.words[w[1] as usize].kind, WordKind::Dropped) {
+                if n == 3 && role[w[1] as usize] == DROPPED {
                     continue;
                 }
                 f(a, b, w);
@@ -224,55 +233,63 @@ fn find_phrases(
     };
     let key_of = |w: &[u32]| {
         let mut key = [u64::MAX; 3];
-        for (i, &x) in w.iter().enumerate() {
-            key[i] = key_part(tc, x);
+        for (i, &x) in w.iter().take_while(|&&x| x != u32::MAX).enumerate() {
+            key[i] = part[x as usize];
         }
         key
     };
-    // Pass 1, parallel over fixed chunks of documents: per topic, counts of windows made of its
-    // seed words, and their surface variants. Integer counts merge the same in any order.
-    // A surface variant: the window's word ids, padded with u32::MAX (no allocation per window).
-    type Table = FxHashMap<Key, (u32, FxHashMap<[u32; 3], u32>)>;
+    // Pass 1, parallel over fixed chunks of documents: per topic, counts of the surface variants
+    // (a window's word ids, padded with u32::MAX: no allocation per window) of windows made of
+    // its seed words; then grouped by phrase key. Integer counts merge the same in any order.
+    type Variants = FxHashMap<[u32; 3], u32>;
     // Large corpora: count phrases on every `step`-th document and scale the counts back up.
     let step = tc.n_docs().div_ceil(PHRASE_SAMPLE).max(1);
     let docs: Vec<usize> = (0..tc.n_docs()).step_by(step).collect();
-    let merge_tables = |mut a: Vec<Table>, b: Vec<Table>| {
-        for (ta, tb) in a.iter_mut().zip(b) {
-            for (key, (count, variants)) in tb {
-                let e = ta.entry(key).or_default();
-                e.0 += count;
-                for (v, c) in variants {
-                    *e.1.entry(v).or_default() += c;
-                }
-            }
-        }
-        a
-    };
-    let mut topic_counts: Vec<Table> = docs
+    let topic_variants: Vec<Variants> = docs
         .par_chunks(crate::tokenize::CHUNK)
-        .map(|ds| {
-            let mut tables: Vec<Table> = vec![FxHashMap::default(); k];
-            for &d in ds {
-                let c = assignments[d];
-                let seeds = &seeds[c];
-                let table = &mut tables[c];
-                windows(tc.doc_words(d), &mut |first, last, w| {
-                    if !seeds.contains(&first) || !seeds.contains(&last) {
-                        return;
+        .fold(
+            || vec![Variants::default(); k],
+            |mut tables, ds| {
+                for &d in ds {
+                    let c = assignments[d];
+                    let seeds = &seeds[c];
+                    let table = &mut tables[c];
+                    windows(tc.doc_words(d), &mut |first, last, w| {
+                        if seeds.contains(&first) && seeds.contains(&last) {
+                            let mut variant = [u32::MAX; 3];
+                            variant[..w.len()].copy_from_slice(w);
+                            *table.entry(variant).or_default() += 1;
+                        }
+                    });
+                }
+                tables
+            },
+        )
+        .reduce(
+            || vec![Variants::default(); k],
+            |mut a, b| {
+                for (ta, tb) in a.iter_mut().zip(b) {
+                    for (v, c) in tb {
+                        *ta.entry(v).or_default() += c;
                     }
-                    let e = table.entry(key_of(w)).or_default();
-                    e.0 += 1;
-                    let mut variant = [u32::MAX; 3];
-                    variant[..w.len()].copy_from_slice(w);
-                    *e.1.entry(variant).or_default() += 1;
-                });
+                }
+                a
+            },
+        );
+    type Table = FxHashMap<Key, (u32, Vec<([u32; 3], u32)>)>;
+    let topic_counts: Vec<Table> = topic_variants
+        .into_iter()
+        .map(|variants| {
+            let mut table = Table::default();
+            for (v, c) in variants {
+                let e = table.entry(key_of(&v)).or_default();
+                e.0 += c;
+                e.1.push((v, c));
             }
-            tables
+            table.retain(|_, e| e.0 >= PHRASE_MIN_COUNT);
+            table
         })
-        .reduce(|| vec![FxHashMap::default(); k], merge_tables);
-    for t in topic_counts.iter_mut() {
-        t.retain(|_, v| v.0 >= PHRASE_MIN_COUNT);
-    }
+        .collect();
     // Pass 2, parallel: corpus frequency of every retained phrase.
     let wanted: FxHashSet<Key> = topic_counts
         .iter()
@@ -280,8 +297,7 @@ fn find_phrases(
         .collect();
     let corpus: FxHashMap<Key, u32> = docs
         .par_chunks(crate::tokenize::CHUNK)
-        .map(|ds| {
-            let mut local: FxHashMap<Key, u32> = FxHashMap::default();
+        .fold(FxHashMap::default, |mut local: FxHashMap<Key, u32>, ds| {
             for &d in ds {
                 windows(tc.doc_words(d), &mut |_, _, w| {
                     let key = key_of(w);
