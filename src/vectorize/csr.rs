@@ -365,9 +365,12 @@ impl CsrMatrix {
 
     /// `self^T (m x n) * rhs (n x l) -> m x l`, without a transposed copy of the matrix.
     ///
-    /// The output rows (matrix columns) are cut into contiguous blocks holding about the same
-    /// number of stored entries; blocks are filled in parallel, each scanning all documents in
-    /// order and using only its own columns (found by binary search in each row). Every output
+    /// The output rows (matrix columns) are cut into one contiguous block per thread, each
+    /// holding about the same number of stored entries; blocks are filled in parallel, each
+    /// scanning all documents in order and using only its own columns (found by binary search in
+    /// each row). More, smaller blocks were measured slower: every block rescans the rows, and
+    /// fitting a block in L2 does not pay for that (75k x 16k, 6.1M entries, 110 columns: 0.15 s
+    /// with two blocks per thread, 0.13 s with one, 0.2 to 0.5 s with L2-sized blocks). Every output
     /// element is therefore accumulated in document order, so the result is bit-identical
     /// whatever the number of threads or blocks.
     ///
@@ -389,7 +392,7 @@ impl CsrMatrix {
         if l == 0 || m == 0 || self.nnz() == 0 {
             return out;
         }
-        let bounds = self.column_blocks(2 * rayon::current_num_threads());
+        let bounds = self.column_blocks(rayon::current_num_threads());
         // Split the output into the blocks' disjoint row ranges.
         let mut pieces: Vec<(usize, usize, &mut [f32])> = Vec::with_capacity(bounds.len());
         let mut rest = out.as_slice_mut().expect("a fresh Array2 is contiguous");
