@@ -377,7 +377,7 @@ pub fn check_text<'a>(path: &Path, raw: &'a [u8]) -> Result<&'a str, IngestError
 }
 
 fn memchr_nul(raw: &[u8]) -> Option<usize> {
-    raw.iter().position(|&b| b == 0)
+    memchr::memchr(0, raw)
 }
 
 fn sha256_hex(raw: &[u8]) -> String {
