@@ -10,25 +10,40 @@ use rustc_hash::FxHashMap;
 /// Longest word, in bytes, kept in the packed map.
 const SHORT: usize = 15;
 
+/// The key of every word longer than [`SHORT`] bytes (a packed word's length byte is at most 15).
+const LONG: u128 = 0xFF << 120;
+
 /// Maps words to ids `0, 1, 2, …` in order of first sight.
 #[derive(Default)]
 pub struct Interner<'a> {
     short: FxHashMap<u128, u32>,
     long: FxHashMap<&'a str, u32>,
     words: Vec<&'a str>,
+    /// Each word's packed key, so that merging interners never reads the words' bytes again
+    /// (they lie scattered through the corpus text, one cache miss each).
+    keys: Vec<u128>,
 }
 
 impl<'a> Interner<'a> {
     /// The id of `w`, new if `w` was not seen before.
     #[inline]
     pub fn intern(&mut self, w: &'a str) -> u32 {
+        self.intern_packed(pack(w), w)
+    }
+
+    /// As [`Self::intern`], for a word whose key another interner has packed already
+    /// ([`Self::into_parts`]).
+    #[inline]
+    pub fn intern_packed(&mut self, key: u128, w: &'a str) -> u32 {
         let next = self.words.len() as u32;
-        let id = match pack(w) {
-            Some(key) => *self.short.entry(key).or_insert(next),
-            None => *self.long.entry(w).or_insert(next),
+        let id = if key != LONG {
+            *self.short.entry(key).or_insert(next)
+        } else {
+            *self.long.entry(w).or_insert(next)
         };
         if id == next {
             self.words.push(w);
+            self.keys.push(key);
         }
         id
     }
@@ -37,19 +52,24 @@ impl<'a> Interner<'a> {
     pub fn into_words(self) -> Vec<&'a str> {
         self.words
     }
+
+    /// The distinct words and their packed keys, by id.
+    pub fn into_parts(self) -> (Vec<&'a str>, Vec<u128>) {
+        (self.words, self.keys)
+    }
 }
 
-/// `w`'s bytes and length in one integer, if it is short enough.
+/// `w`'s bytes and length in one integer if it is short enough, else [`LONG`].
 #[inline]
-fn pack(w: &str) -> Option<u128> {
+fn pack(w: &str) -> u128 {
     let b = w.as_bytes();
     if b.len() > SHORT {
-        return None;
+        return LONG;
     }
     let mut buf = [0u8; 16];
     buf[..b.len()].copy_from_slice(b);
     buf[SHORT] = b.len() as u8;
-    Some(u128::from_le_bytes(buf))
+    u128::from_le_bytes(buf)
 }
 
 #[cfg(test)]
@@ -72,8 +92,8 @@ mod tests {
     fn packing_keeps_words_apart() {
         // Same bytes up to padding, different lengths; 15 and 16 bytes either side of the limit.
         assert_ne!(pack("ab"), pack("ab\0"));
-        assert!(pack("exactly15bytes!").is_some());
-        assert!(pack("sixteen-bytes-xx").is_none());
+        assert_ne!(pack("exactly15bytes!"), LONG);
+        assert_eq!(pack("sixteen-bytes-xx"), LONG);
         let mut i = Interner::default();
         let words = [
             "exactly15bytes!",
@@ -83,5 +103,38 @@ mod tests {
         ];
         let ids: Vec<u32> = words.iter().map(|w| i.intern(w)).collect();
         assert_eq!(ids, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn merging_by_packed_keys_gives_the_same_ids() {
+        let long = "electroencephalography";
+        let text = [
+            "b",
+            long,
+            "a",
+            "",
+            "b",
+            "électroencéphalographie",
+            long,
+            "a\0",
+        ];
+        let mut one = Interner::default();
+        let direct: Vec<u32> = text.iter().map(|w| one.intern(w)).collect();
+        // Two halves interned apart, then merged in order through their keys.
+        let mut global = Interner::default();
+        let mut merged = Vec::new();
+        for half in text.chunks(4) {
+            let mut local = Interner::default();
+            let ids: Vec<u32> = half.iter().map(|w| local.intern(w)).collect();
+            let (words, keys) = local.into_parts();
+            let map: Vec<u32> = words
+                .iter()
+                .zip(keys)
+                .map(|(w, k)| global.intern_packed(k, w))
+                .collect();
+            merged.extend(ids.iter().map(|&i| map[i as usize]));
+        }
+        assert_eq!(merged, direct);
+        assert_eq!(global.into_words(), one.into_words());
     }
 }

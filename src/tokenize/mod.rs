@@ -191,7 +191,10 @@ impl TokenizedCorpus {
         // Phase 1, parallel: intern each chunk's words locally.
         struct Chunk<'a> {
             vocab: Vec<&'a str>,
+            keys: Vec<u128>,
             lens: Vec<u32>,
+            /// Occurrences of each local word.
+            counts: Vec<u32>,
             ids: Vec<u32>,
         }
         let chunks: Vec<Chunk> = texts
@@ -208,8 +211,15 @@ impl TokenizedCorpus {
                     ids.extend(seg.words(text).map(|w| words.intern(w)));
                     lens.push((ids.len() - before) as u32);
                 }
+                let (vocab, keys) = words.into_parts();
+                let mut counts = vec![0u32; vocab.len()];
+                for &id in &ids {
+                    counts[id as usize] += 1;
+                }
                 Chunk {
-                    vocab: words.into_words(),
+                    counts,
+                    vocab,
+                    keys,
                     lens,
                     ids,
                 }
@@ -219,7 +229,13 @@ impl TokenizedCorpus {
         let mut global = Interner::default();
         let maps: Vec<Vec<u32>> = chunks
             .iter()
-            .map(|c| c.vocab.iter().map(|w| global.intern(w)).collect())
+            .map(|c| {
+                c.vocab
+                    .iter()
+                    .zip(&c.keys)
+                    .map(|(w, &k)| global.intern_packed(k, w))
+                    .collect()
+            })
             .collect();
         let raw_words = global.into_words();
         let mut spans = Vec::with_capacity(texts.len());
@@ -232,6 +248,13 @@ impl TokenizedCorpus {
                     len,
                 });
                 start += len;
+            }
+        }
+        // Occurrences of each word.
+        let mut counts = vec![0u64; raw_words.len()];
+        for (c, map) in chunks.iter().zip(&maps) {
+            for (&global, &n) in map.iter().zip(&c.counts) {
+                counts[global as usize] += u64::from(n);
             }
         }
         // Local ids become global ones in place; each chunk's array becomes a block.
@@ -250,53 +273,67 @@ impl TokenizedCorpus {
             .par_iter()
             .map(|w| analyzer.analyze_word(w))
             .collect();
-        let mut counts = vec![0u64; raw_words.len()];
-        for &w in blocks.iter().flatten() {
-            counts[w as usize] += 1;
+        // Terms: stems interned in word order, borrowed from the analysed words (nothing is
+        // copied per word). A term's surface is its most frequent one, summed over the words that
+        // show it ("Model" and "model" both show "model"); ties go to the alphabetically first.
+        const NOT_A_TERM: u32 = u32::MAX;
+        let mut stem_ids: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut stems: Vec<&str> = Vec::new();
+        let mut term_of: Vec<u32> = vec![NOT_A_TERM; raw_words.len()];
+        let mut shown: Vec<(u32, &str, u64)> = Vec::new();
+        for (i, tok) in analysed.iter().enumerate() {
+            let Some(t) = tok.as_ref().filter(|t| !t.stop) else {
+                continue;
+            };
+            let id = *stem_ids.entry(t.text.as_str()).or_insert_with(|| {
+                stems.push(t.text.as_str());
+                (stems.len() - 1) as u32
+            });
+            term_of[i] = id;
+            shown.push((id, t.surface.as_str(), counts[i]));
         }
-        let mut stem_ids: FxHashMap<String, u32> = FxHashMap::default();
-        let mut terms: Vec<Term> = Vec::new();
-        let mut surface_counts: Vec<FxHashMap<String, u64>> = Vec::new();
+        shown.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let mut terms: Vec<Term> = stems
+            .iter()
+            .map(|&stem| Term {
+                stem: stem.to_string(),
+                surface: String::new(),
+                count: 0,
+            })
+            .collect();
+        let mut best: Vec<(u64, &str)> = vec![(0, ""); terms.len()];
+        for run in shown.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+            let (id, surface) = (run[0].0 as usize, run[0].1);
+            let n: u64 = run.iter().map(|r| r.2).sum();
+            terms[id].count += n;
+            // Runs come in alphabetical order, so only a strictly larger count wins.
+            if n > best[id].0 || best[id].1.is_empty() {
+                best[id] = (n, surface);
+            }
+        }
+        for (term, (_, surface)) in terms.iter_mut().zip(&best) {
+            term.surface = surface.to_string();
+        }
+        drop((stem_ids, stems, shown, best));
         let words: Vec<Word> = raw_words
             .iter()
             .zip(analysed)
-            .enumerate()
-            .map(|(i, (raw, tok))| match tok {
+            .zip(term_of)
+            .map(|((raw, tok), term)| match tok {
                 None => Word {
                     surface: raw.to_lowercase(),
                     kind: WordKind::Dropped,
                 },
-                Some(t) if t.stop => Word {
+                Some(t) => Word {
                     surface: t.surface,
-                    kind: WordKind::Stop,
+                    kind: if term == NOT_A_TERM {
+                        WordKind::Stop
+                    } else {
+                        WordKind::Term(term)
+                    },
                 },
-                Some(t) => {
-                    let id = *stem_ids.entry(t.text.clone()).or_insert_with(|| {
-                        terms.push(Term {
-                            stem: t.text.clone(),
-                            surface: String::new(),
-                            count: 0,
-                        });
-                        surface_counts.push(FxHashMap::default());
-                        (terms.len() - 1) as u32
-                    });
-                    terms[id as usize].count += counts[i];
-                    *surface_counts[id as usize]
-                        .entry(t.surface.clone())
-                        .or_default() += counts[i];
-                    Word {
-                        surface: t.surface,
-                        kind: WordKind::Term(id),
-                    }
-                }
             })
             .collect();
-        for (term, surfaces) in terms.iter_mut().zip(surface_counts) {
-            let best = surfaces
-                .into_iter()
-                .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)));
-            term.surface = best.map(|(s, _)| s).unwrap_or_else(|| term.stem.clone());
-        }
         TokenizedCorpus {
             words,
             terms,
