@@ -47,17 +47,36 @@ pub fn topic_terms(
 ) -> Vec<Vec<WeightedTerm>> {
     let n_terms = tc.terms.len();
     let docs: Vec<usize> = (0..tc.n_docs()).collect();
-    // Term counts per topic (integer sums: the same whatever the thread count).
-    let counts: Vec<Vec<u32>> = docs
+    // Term counts per topic (integer sums: the same whatever the thread count), accumulated over
+    // the vocabulary's terms only, numbered densely, so each partial sum is small.
+    const OUT: u32 = u32::MAX;
+    let mut slot = vec![OUT; n_terms];
+    let mut in_vocabulary: Vec<u32> = Vec::new();
+    for (t, _) in vocabulary.iter().enumerate().filter(|(_, &v)| v) {
+        slot[t] = in_vocabulary.len() as u32;
+        in_vocabulary.push(t as u32);
+    }
+    let nv = in_vocabulary.len();
+    // Each word's slot, looked up in one small array (the words themselves are large records).
+    let word_slot: Vec<u32> = tc
+        .words
+        .iter()
+        .map(|w| match w.kind {
+            WordKind::Term(t) => slot[t as usize],
+            _ => OUT,
+        })
+        .collect();
+    let dense: Vec<Vec<u32>> = docs
         .par_chunks(crate::tokenize::CHUNK)
         .fold(
-            || vec![vec![0u32; n_terms]; k],
+            || vec![vec![0u32; nv]; k],
             |mut acc, ds| {
                 for &d in ds {
                     let row = &mut acc[assignments[d]];
-                    for t in tc.doc_terms(d) {
-                        if vocabulary[t as usize] {
-                            row[t as usize] += 1;
+                    for &w in tc.doc_words(d) {
+                        let s = word_slot[w as usize];
+                        if s != OUT {
+                            row[s as usize] += 1;
                         }
                     }
                 }
@@ -65,7 +84,7 @@ pub fn topic_terms(
             },
         )
         .reduce(
-            || vec![vec![0u32; n_terms]; k],
+            || vec![vec![0u32; nv]; k],
             |mut a, b| {
                 for (x, y) in a.iter_mut().zip(b) {
                     x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
@@ -73,6 +92,16 @@ pub fn topic_terms(
                 a
             },
         );
+    let counts: Vec<Vec<u32>> = dense
+        .iter()
+        .map(|row| {
+            let mut full = vec![0u32; n_terms];
+            for (&t, &c) in in_vocabulary.iter().zip(row) {
+                full[t as usize] = c;
+            }
+            full
+        })
+        .collect();
     let totals: Vec<f64> = counts
         .iter()
         .map(|r| r.iter().map(|&c| c as f64).sum())

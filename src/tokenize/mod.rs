@@ -158,6 +158,9 @@ pub struct Term {
     pub count: u64,
 }
 
+/// The term id of a word that is not a term (a stop word or a dropped word).
+const NOT_A_TERM: u32 = u32::MAX;
+
 /// Every document as a sequence of word ids, plus the word and term vocabularies.
 ///
 /// Word ids are stored in the blocks the tokenizer produced (one per chunk of documents), so they
@@ -166,6 +169,9 @@ pub struct Term {
 pub struct TokenizedCorpus {
     pub words: Vec<Word>,
     pub terms: Vec<Term>,
+    /// Each word's term id, or [`NOT_A_TERM`]: `words[w].kind` in a small array, for the loops
+    /// that run once per token.
+    term_of: Vec<u32>,
     blocks: Vec<Vec<u32>>,
     /// Per document: its block, start and length in that block.
     spans: Vec<Span>,
@@ -276,7 +282,6 @@ impl TokenizedCorpus {
         // Terms: stems interned in word order, borrowed from the analysed words (nothing is
         // copied per word). A term's surface is its most frequent one, summed over the words that
         // show it ("Model" and "model" both show "model"); ties go to the alphabetically first.
-        const NOT_A_TERM: u32 = u32::MAX;
         let mut stem_ids: FxHashMap<&str, u32> = FxHashMap::default();
         let mut stems: Vec<&str> = Vec::new();
         let mut term_of: Vec<u32> = vec![NOT_A_TERM; raw_words.len()];
@@ -318,7 +323,7 @@ impl TokenizedCorpus {
         let words: Vec<Word> = raw_words
             .iter()
             .zip(analysed)
-            .zip(term_of)
+            .zip(&term_of)
             .map(|((raw, tok), term)| match tok {
                 None => Word {
                     surface: raw.to_lowercase(),
@@ -326,10 +331,10 @@ impl TokenizedCorpus {
                 },
                 Some(t) => Word {
                     surface: t.surface,
-                    kind: if term == NOT_A_TERM {
+                    kind: if *term == NOT_A_TERM {
                         WordKind::Stop
                     } else {
-                        WordKind::Term(term)
+                        WordKind::Term(*term)
                     },
                 },
             })
@@ -337,6 +342,7 @@ impl TokenizedCorpus {
         TokenizedCorpus {
             words,
             terms,
+            term_of,
             blocks,
             spans,
         }
@@ -356,10 +362,8 @@ impl TokenizedCorpus {
     pub fn doc_terms(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
         self.doc_words(i)
             .iter()
-            .filter_map(|&w| match self.words[w as usize].kind {
-                WordKind::Term(t) => Some(t),
-                _ => None,
-            })
+            .map(|&w| self.term_of[w as usize])
+            .filter(|&t| t != NOT_A_TERM)
     }
 
     /// Keeps the documents whose `keep` flag is set (term counts are unchanged when the removed
