@@ -641,6 +641,26 @@ struct DrawnChart {
     notes: Vec<String>,
 }
 
+impl DrawnChart {
+    /// What the report needs of a chart: its SVG text (read back) and any notes.
+    fn new(name: &'static str, caption: String, oc: chart::ChartOutcome) -> DrawnChart {
+        let (svg, notes) = match oc {
+            chart::ChartOutcome::Written { svg, warnings, .. } => {
+                (std::fs::read_to_string(svg).ok(), warnings)
+            }
+            chart::ChartOutcome::Skipped { reason } => {
+                (None, vec![format!("chart {name} skipped: {reason}")])
+            }
+        };
+        DrawnChart {
+            name,
+            caption,
+            svg,
+            notes,
+        }
+    }
+}
+
 /// Draws every chart into `dir`.
 fn draw_charts(
     settings: &Settings,
@@ -660,129 +680,6 @@ fn draw_charts(
     let topics = &o.summary.topics;
     let label = |t: usize| topics[t].label.clone();
     let periods: Vec<String> = o.trends.periods.iter().map(|p| p.label.clone()).collect();
-    let mut drawn = Vec::new();
-    let mut add = |name: &'static str, caption: String, oc: chart::ChartOutcome| {
-        let (svg, notes) = match oc {
-            chart::ChartOutcome::Written { svg, warnings, .. } => {
-                (std::fs::read_to_string(svg).ok(), warnings)
-            }
-            chart::ChartOutcome::Skipped { reason } => {
-                (None, vec![format!("chart {name} skipped: {reason}")])
-            }
-        };
-        drawn.push(DrawnChart {
-            name,
-            caption,
-            svg,
-            notes,
-        });
-    };
-
-    // Trend charts first: they tell the story. The lines are the topics that moved most.
-    let top = settings.trends.top.min(topics.len());
-    let mut moving: Vec<usize> = o.trends.trends.iter().map(|t| t.topic_id).collect();
-    let slope = |t: usize| {
-        o.trends
-            .trends
-            .iter()
-            .find(|x| x.topic_id == t)
-            .map_or(0.0, |x| x.slope)
-    };
-    moving.sort_by(|&a, &b| slope(b).abs().total_cmp(&slope(a).abs()).then(a.cmp(&b)));
-    moving.truncate(top);
-    moving.sort_unstable();
-    let mut series: Vec<chart::TopicSeries> = moving
-        .iter()
-        .map(|&t| chart::TopicSeries {
-            topic_id: topics[t].id,
-            label: label(t),
-            values: o.trends.shares[t].clone(),
-        })
-        .collect();
-    if topics.len() > top {
-        let other: Vec<f64> = (0..periods.len())
-            .map(|j| {
-                (0..topics.len())
-                    .filter(|t| !moving.contains(t))
-                    .map(|t| o.trends.shares[t][j])
-                    .sum()
-            })
-            .collect();
-        series.push(chart::TopicSeries {
-            topic_id: usize::MAX,
-            label: "other".into(),
-            values: other,
-        });
-    }
-    add(
-        "topic_share_over_time",
-        format!("Share of each period's documents in the {top} topics that moved most."),
-        chart::topic_share_over_time(dir, &style, &periods, &series)?,
-    );
-    let n_movers = 5.min(topics.len() / 2).max(1);
-    let movers: Vec<chart::Mover> = if periods.len() >= 2 {
-        let t = &o.trends.trends;
-        t.iter()
-            .take(n_movers)
-            .chain(t.iter().rev().take(n_movers).rev())
-            .filter(|m| m.slope.abs() > 1e-9)
-            .map(|m| chart::Mover {
-                topic_id: topics[m.topic_id].id,
-                label: label(m.topic_id),
-                change: m.slope,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let unit = if o.trends.timed {
-        "per year"
-    } else {
-        "per batch"
-    };
-    add(
-        "trend_movers",
-        format!("Fastest rising and declining topics: change in share, percentage points {unit}."),
-        chart::movers(
-            dir,
-            &style,
-            &movers,
-            &format!("change in share (percentage points {unit})"),
-        )?,
-    );
-    add(
-        "topic_sizes",
-        "Documents per topic.".into(),
-        chart::topic_sizes(
-            dir,
-            &style,
-            &topics
-                .iter()
-                .map(|t| chart::TopicBar {
-                    topic_id: t.id,
-                    label: t.label.clone(),
-                    size: t.size,
-                    share: t.share,
-                })
-                .collect::<Vec<_>>(),
-        )?,
-    );
-    add(
-        "top_terms",
-        "The words that set each topic apart (class-based TF-IDF).".into(),
-        chart::top_terms(
-            dir,
-            &style,
-            &topics
-                .iter()
-                .map(|t| chart::TopicTerms {
-                    topic_id: t.id,
-                    label: t.label.clone(),
-                    terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
-                })
-                .collect::<Vec<_>>(),
-        )?,
-    );
     let points: Vec<chart::MapPoint> = o
         .map
         .documents
@@ -806,10 +703,127 @@ fn draw_charts(
             y: p[1],
         })
         .collect();
+    // The document map (a dot per document) takes longest: it is drawn on another thread while
+    // the other charts are drawn here. The report lists them in a fixed order either way.
+    let (map, first) = rayon::join(
+        || chart::document_map(dir, &style, &points, &centres),
+        || -> Result<Vec<DrawnChart>, PipelineError> {
+            let mut drawn = Vec::new();
+            let mut add = |name, caption, oc| drawn.push(DrawnChart::new(name, caption, oc));
+            // Trend charts first: they tell the story. The lines are the topics that moved most.
+            let top = settings.trends.top.min(topics.len());
+            let mut moving: Vec<usize> = o.trends.trends.iter().map(|t| t.topic_id).collect();
+            let slope = |t: usize| {
+                o.trends
+                    .trends
+                    .iter()
+                    .find(|x| x.topic_id == t)
+                    .map_or(0.0, |x| x.slope)
+            };
+            moving.sort_by(|&a, &b| slope(b).abs().total_cmp(&slope(a).abs()).then(a.cmp(&b)));
+            moving.truncate(top);
+            moving.sort_unstable();
+            let mut series: Vec<chart::TopicSeries> = moving
+                .iter()
+                .map(|&t| chart::TopicSeries {
+                    topic_id: topics[t].id,
+                    label: label(t),
+                    values: o.trends.shares[t].clone(),
+                })
+                .collect();
+            if topics.len() > top {
+                let other: Vec<f64> = (0..periods.len())
+                    .map(|j| {
+                        (0..topics.len())
+                            .filter(|t| !moving.contains(t))
+                            .map(|t| o.trends.shares[t][j])
+                            .sum()
+                    })
+                    .collect();
+                series.push(chart::TopicSeries {
+                    topic_id: usize::MAX,
+                    label: "other".into(),
+                    values: other,
+                });
+            }
+            add(
+                "topic_share_over_time",
+                format!("Share of each period's documents in the {top} topics that moved most."),
+                chart::topic_share_over_time(dir, &style, &periods, &series)?,
+            );
+            let n_movers = 5.min(topics.len() / 2).max(1);
+            let movers: Vec<chart::Mover> = if periods.len() >= 2 {
+                let t = &o.trends.trends;
+                t.iter()
+                    .take(n_movers)
+                    .chain(t.iter().rev().take(n_movers).rev())
+                    .filter(|m| m.slope.abs() > 1e-9)
+                    .map(|m| chart::Mover {
+                        topic_id: topics[m.topic_id].id,
+                        label: label(m.topic_id),
+                        change: m.slope,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let unit = if o.trends.timed {
+                "per year"
+            } else {
+                "per batch"
+            };
+            add(
+                "trend_movers",
+                format!("Fastest rising and declining topics: change in share, percentage points {unit}."),
+                chart::movers(
+                    dir,
+                    &style,
+                    &movers,
+                    &format!("change in share (percentage points {unit})"),
+                )?,
+            );
+            add(
+                "topic_sizes",
+                "Documents per topic.".into(),
+                chart::topic_sizes(
+                    dir,
+                    &style,
+                    &topics
+                        .iter()
+                        .map(|t| chart::TopicBar {
+                            topic_id: t.id,
+                            label: t.label.clone(),
+                            size: t.size,
+                            share: t.share,
+                        })
+                        .collect::<Vec<_>>(),
+                )?,
+            );
+            add(
+                "top_terms",
+                "The words that set each topic apart (class-based TF-IDF).".into(),
+                chart::top_terms(
+                    dir,
+                    &style,
+                    &topics
+                        .iter()
+                        .map(|t| chart::TopicTerms {
+                            topic_id: t.id,
+                            label: t.label.clone(),
+                            terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
+                        })
+                        .collect::<Vec<_>>(),
+                )?,
+            );
+            Ok(drawn)
+        },
+    );
+    let mut drawn = first?;
+    let mut add = |name, caption, oc| drawn.push(DrawnChart::new(name, caption, oc));
     add(
         "document_map",
         "Every document on the two main axes of the topic centroids, coloured by topic.".into(),
-        chart::document_map(dir, &style, &points, &centres)?,
+        map?,
     );
     let labels: Vec<String> = topics.iter().map(|t| t.label.clone()).collect();
     add(
