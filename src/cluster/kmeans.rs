@@ -2,8 +2,9 @@
 //!
 //! Up to `minibatch_above` rows, each of `runs` restarts starts from greedy k-means++ centroids
 //! (see [`super::seeding`]; scikit-learn's seeding, better than linfa's plain k-means++) and linfa
-//! runs Lloyd's iterations from them; the restart with the lowest inertia is kept. Above that,
-//! linfa's mini-batch k-means (`fit_with`) runs with its own k-means++ on the first batch. Both
+//! runs Lloyd's iterations from them. Each restart runs [`SCREEN_ITER`] passes, and the one with
+//! the lowest inertia then runs on to convergence (a lone restart runs to convergence at once).
+//! Above that, linfa's mini-batch k-means (`fit_with`) runs with its own k-means++ on the first batch. Both
 //! draw from one seeded Xoshiro256Plus generator; linfa's default seeding, k-means||, samples in
 //! parallel with per-thread seeds, so results would depend on the thread count. Two facts of
 //! linfa 0.8.1 are handled here: `cluster_count()` reflects the last run rather than the best, so
@@ -21,6 +22,9 @@ use rayon::prelude::*;
 use super::distance::LaneL2;
 use super::{refine, seeding};
 use crate::vectorize::CsrMatrix;
+
+/// Lloyd passes each restart runs before the best one is chosen and run to convergence.
+pub const SCREEN_ITER: u64 = 20;
 
 /// k-means parameters. Build with [`KMeansParams::new`], validate with [`KMeansParams::check`].
 #[derive(Debug, Clone, PartialEq)]
@@ -141,7 +145,10 @@ impl KMeansValidParams {
     }
 
     /// `runs` restarts of linfa's k-means, each from its own greedy k-means++ start drawn from
-    /// one seeded generator; the centroids with the lowest inertia are kept (the first on ties).
+    /// one seeded generator. With more than one restart, each runs [`SCREEN_ITER`] Lloyd passes
+    /// and only the one with the lowest inertia (the first on ties) goes on to convergence: the
+    /// later passes move few documents and rarely change which restart is best, so the restarts
+    /// cost a fixed number of passes instead of each running to the end.
     fn fit_full(
         &self,
         x: ArrayView2<f32>,
@@ -149,22 +156,36 @@ impl KMeansValidParams {
     ) -> Result<Array2<f32>, ClusterError> {
         let p = &self.0;
         let data = DatasetBase::from(x);
+        let lloyd = |start: Array2<f32>, rng: &Xoshiro256Plus, iters: u64| {
+            KMeans::params_with(p.k, rng.clone(), LaneL2)
+                .init_method(KMeansInit::Precomputed(start))
+                .n_runs(1)
+                .max_n_iterations(iters)
+                .tolerance(p.tolerance as f32)
+                .fit(&data)
+                .map_err(|e| ClusterError::Fit(e.to_string()))
+        };
+        if p.runs == 1 {
+            let start = seeding::greedy_kmeans_pp(x, p.k, rng);
+            return Ok(lloyd(start, rng, p.max_iter)?.centroids().to_owned());
+        }
+        let screen = SCREEN_ITER.min(p.max_iter);
         let mut best: Option<(f32, Array2<f32>)> = None;
         for _ in 0..p.runs {
             let start = seeding::greedy_kmeans_pp(x, p.k, rng);
-            let model = KMeans::params_with(p.k, rng.clone(), LaneL2)
-                .init_method(KMeansInit::Precomputed(start))
-                .n_runs(1)
-                .max_n_iterations(p.max_iter)
-                .tolerance(p.tolerance as f32)
-                .fit(&data)
-                .map_err(|e| ClusterError::Fit(e.to_string()))?;
+            let model = lloyd(start, rng, screen)?;
             let inertia = model.inertia();
             if best.as_ref().is_none_or(|(b, _)| inertia < *b) {
                 best = Some((inertia, model.centroids().to_owned()));
             }
         }
-        Ok(best.expect("runs is at least 1").1)
+        let (_, centroids) = best.expect("runs is at least 2");
+        if p.max_iter <= screen {
+            return Ok(centroids);
+        }
+        Ok(lloyd(centroids, rng, p.max_iter - screen)?
+            .centroids()
+            .to_owned())
     }
 }
 
@@ -458,6 +479,56 @@ mod tests {
             "rows 1 and 4 share a blob"
         );
         assert!(a.inertia() < 5.0, "inertia {}", a.inertia());
+    }
+
+    /// Points drawn uniformly in a cube: with no clusters to find, k-means needs many passes to
+    /// settle.
+    fn cube(n: usize, d: usize) -> Array2<f32> {
+        use rand::Rng;
+        let mut rng = Xoshiro256Plus::seed_from_u64(11);
+        Array2::from_shape_fn((n, d), |_| rng.gen::<f32>())
+    }
+
+    /// Documents whose nearest mean (of the topics' members) is not their own topic's.
+    fn movers(c: &Clustering, x: ArrayView2<f32>) -> usize {
+        let mut means = Array2::<f32>::zeros((c.k(), x.ncols()));
+        for (row, &t) in x.outer_iter().zip(c.assignments()) {
+            let mut m = means.row_mut(t);
+            m += &row;
+        }
+        for (mut m, &s) in means.outer_iter_mut().zip(c.sizes()) {
+            m /= s as f32;
+        }
+        let (nearest_mean, _) = nearest(means.view(), x);
+        nearest_mean
+            .iter()
+            .zip(c.assignments())
+            .filter(|(a, b)| a != b)
+            .count()
+    }
+
+    #[test]
+    fn screened_restarts_still_run_the_best_one_to_convergence() {
+        let x = cube(4000, 6);
+        let fit = |runs: usize, max_iter: u64| {
+            KMeansParams::new(40)
+                .seed(3)
+                .runs(runs)
+                .max_iter(max_iter)
+                .check()
+                .unwrap()
+                .fit(x.view())
+                .unwrap()
+        };
+        let screened_only = movers(&fit(4, SCREEN_ITER), x.view());
+        let full = fit(4, 300);
+        assert!(
+            movers(&full, x.view()) * 10 <= screened_only.max(1),
+            "converged: {} movers, after screening only: {screened_only}",
+            movers(&full, x.view())
+        );
+        // The best of four screened restarts ends no worse than a lone restart here.
+        assert!(full.inertia() <= fit(1, 300).inertia() * 1.01);
     }
 
     #[test]

@@ -182,7 +182,7 @@ pub struct ClusterSettings {
     pub k: KChoice,
     /// Default 42.
     pub seed: u64,
-    /// k-means++ restarts, best inertia kept. Default: 10, or 3 above [`FEW_RUNS_ABOVE`] documents (see [`ClusterSettings::runs_for`]).
+    /// k-means++ restarts; each runs 20 Lloyd passes and the lowest inertia runs on. Default: 10, or 3 above [`FEW_RUNS_ABOVE`] documents (see [`ClusterSettings::runs_for`]).
     pub runs: Option<usize>,
     /// Default 300.
     pub max_iter: u64,
