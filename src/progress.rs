@@ -6,7 +6,8 @@
 //!
 //! Each line also shows the process's peak memory so far (Linux `VmHWM`), so the stage that
 //! raises the peak is the first line where the figure jumps. `TOPICMAP_DEBUG_RSS=1` adds the
-//! current resident set, for finding what a stage keeps alive.
+//! current resident set, for finding what a stage keeps alive; `TOPICMAP_DEBUG_CPU=1` adds the
+//! CPU seconds the stage used (all threads), which shows the stages that leave cores idle.
 
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -44,37 +45,88 @@ impl Progress {
         f: impl FnOnce(&indicatif::ProgressBar) -> Result<T, E>,
         detail: impl FnOnce(&T) -> String,
     ) -> Result<T, E> {
-        let bar = if self.quiet || !self.tty {
-            indicatif::ProgressBar::hidden()
-        } else {
-            let b = indicatif::ProgressBar::new_spinner();
-            b.set_message(name.to_string());
-            b.enable_steady_tick(std::time::Duration::from_millis(120));
-            b
-        };
+        let bar = self.bar(name);
         let start = Instant::now();
+        let cpu_start = cpu_seconds();
         let out = f(&bar);
         release_free_memory();
         bar.finish_and_clear();
         let secs = start.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - cpu_start;
+        self.record(name, secs, Some(cpu), out.as_ref().ok().map(detail));
+        out
+    }
+
+    /// Runs two independent stages at once (each on its own side of a `rayon::join`), for stages
+    /// that each leave a core idle. Each is timed on its own and reported in order, `a` first.
+    #[allow(clippy::type_complexity)]
+    pub fn side_by_side<A: Send, B: Send, E: Send>(
+        &mut self,
+        (name_a, fa, detail_a): (
+            &str,
+            impl FnOnce() -> Result<A, E> + Send,
+            impl FnOnce(&A) -> String,
+        ),
+        (name_b, fb, detail_b): (
+            &str,
+            impl FnOnce() -> Result<B, E> + Send,
+            impl FnOnce(&B) -> String,
+        ),
+    ) -> Result<(A, B), E> {
+        let bar = self.bar(&format!("{name_a} and {name_b}"));
+        let ((a, secs_a), (b, secs_b)) = rayon::join(
+            || {
+                let start = Instant::now();
+                (fa(), start.elapsed().as_secs_f64())
+            },
+            || {
+                let start = Instant::now();
+                (fb(), start.elapsed().as_secs_f64())
+            },
+        );
+        release_free_memory();
+        bar.finish_and_clear();
+        self.record(name_a, secs_a, None, a.as_ref().ok().map(detail_a));
+        self.record(name_b, secs_b, None, b.as_ref().ok().map(detail_b));
+        Ok((a?, b?))
+    }
+
+    /// A spinner for stage `name` on a terminal, else a hidden bar.
+    fn bar(&self, name: &str) -> indicatif::ProgressBar {
+        if self.quiet || !self.tty {
+            return indicatif::ProgressBar::hidden();
+        }
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_message(name.to_string());
+        b.enable_steady_tick(std::time::Duration::from_millis(120));
+        b
+    }
+
+    /// Records a finished stage, and reports it when it succeeded (`detail` is `Some`). `cpu` is
+    /// the CPU time the stage alone used, when it ran alone.
+    fn record(&mut self, name: &str, secs: f64, cpu: Option<f64>, detail: Option<String>) {
         let peak = status_mib("VmHWM:");
         self.stages.push(StageRecord {
             name: name.to_string(),
             secs,
             peak_mib: peak,
         });
-        if let Ok(v) = &out {
-            let mut mem = peak
-                .map(|m| format!("  {m:>6.0} MiB peak"))
-                .unwrap_or_default();
-            if std::env::var_os("TOPICMAP_DEBUG_RSS").is_some() {
-                if let Some(now) = status_mib("VmRSS:") {
-                    mem.push_str(&format!("  {now:>6.0} MiB now"));
-                }
+        let Some(detail) = detail else { return };
+        let mut mem = peak
+            .map(|m| format!("  {m:>6.0} MiB peak"))
+            .unwrap_or_default();
+        if std::env::var_os("TOPICMAP_DEBUG_RSS").is_some() {
+            if let Some(now) = status_mib("VmRSS:") {
+                mem.push_str(&format!("  {now:>6.0} MiB now"));
             }
-            self.note(&format!("{name:<10} {:<40} {secs:>7.2} s{mem}", detail(v)));
         }
-        out
+        if let (Some(cpu), Some(_)) = (cpu, std::env::var_os("TOPICMAP_DEBUG_CPU")) {
+            mem.push_str(&format!(
+                "  {cpu:>6.2} cpu-s ({:.1} cores)",
+                cpu / secs.max(1e-9)
+            ));
+        }
+        self.note(&format!("{name:<10} {detail:<40} {secs:>7.2} s{mem}"));
     }
 
     /// A line on stderr, unless quiet.
@@ -117,6 +169,18 @@ fn status_mib(field: &str) -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// User and system CPU seconds used so far by all of the process's threads.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes into the zeroed struct it is given.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
 /// Hands memory freed by a stage back to the system. glibc keeps freed blocks inside its heap,
 /// where the next stage's large arrays (which are mapped separately) cannot use them; the
 /// tokenizer frees most of the corpus's text, so without this the peak carried ~100 MiB of dead
@@ -131,3 +195,47 @@ fn release_free_memory() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn release_free_memory() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn side_by_side_records_both_stages_in_order_and_returns_both_results() {
+        let mut p = Progress::new(true);
+        let (a, b) = p
+            .side_by_side(
+                ("first", || Ok::<_, String>(2), |v: &i32| v.to_string()),
+                ("second", || Ok("x"), |v: &&str| v.to_string()),
+            )
+            .unwrap();
+        assert_eq!((a, b), (2, "x"));
+        let names: Vec<&str> = p.stages().iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["first", "second"]);
+        assert!(p.stages().iter().all(|s| s.secs >= 0.0));
+    }
+
+    #[test]
+    fn side_by_side_reports_the_first_error_after_both_ran() {
+        let mut p = Progress::new(true);
+        let ran = std::sync::atomic::AtomicBool::new(false);
+        let out: Result<((), ()), String> = p.side_by_side(
+            (
+                "first",
+                || Err("disk full".to_string()),
+                |_: &()| String::new(),
+            ),
+            (
+                "second",
+                || {
+                    ran.store(true, std::sync::atomic::Ordering::SeqCst);
+                    Ok(())
+                },
+                |_: &()| String::new(),
+            ),
+        );
+        assert_eq!(out.unwrap_err(), "disk full");
+        assert!(ran.load(std::sync::atomic::Ordering::SeqCst));
+        assert_eq!(p.stages().len(), 2);
+    }
+}
