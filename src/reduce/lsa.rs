@@ -133,10 +133,18 @@ pub(crate) fn fit_lsa(
 
     // 1-2. Range finder on the feature side.
     let mut z = gaussian_matrix(m, l, seed);
+    // One `n x l` buffer serves every `X Z` (fresh ones cost page faults each round); it is
+    // reallocated only if whitening drops null directions and `Z` narrows.
+    let mut y = Array2::<f32>::zeros((n, l));
+    let x_times = |z: &Array2<f32>, y: &mut Array2<f32>| {
+        if y.ncols() != z.ncols() {
+            *y = Array2::zeros((n, z.ncols()));
+        }
+        x.dot_dense_into(z.view(), y);
+    };
     for _ in 0..n_iter {
-        let y = x.dot_dense(z.view());
+        x_times(&z, &mut y);
         let w = x.t_dot_dense(y.view());
-        drop(y);
         if !all_finite(w.view()) {
             return Err(ReduceError::NonFinite);
         }
@@ -145,7 +153,7 @@ pub(crate) fn fit_lsa(
     }
 
     // 3. Y = X Z and its whitening T (Q = Y T orthonormal).
-    let y = x.dot_dense(z.view());
+    x_times(&z, &mut y);
     drop(z);
     if !all_finite(y.view()) {
         return Err(ReduceError::NonFinite);

@@ -334,6 +334,17 @@ impl CsrMatrix {
     /// # Panics
     /// If `rhs.nrows() != n_cols()`.
     pub fn dot_dense(&self, rhs: ArrayView2<f32>) -> Array2<f32> {
+        let mut out = Array2::<f32>::zeros((self.n_rows(), rhs.ncols()));
+        self.dot_dense_into(rhs, &mut out);
+        out
+    }
+
+    /// [`Self::dot_dense`] into `out`, which is overwritten; reusing one buffer across calls
+    /// saves the page faults of a fresh allocation (tens of megabytes at 100k rows).
+    ///
+    /// # Panics
+    /// If `rhs.nrows() != n_cols()`, or `out` is not `n_rows() x rhs.ncols()` in standard layout.
+    pub fn dot_dense_into(&self, rhs: ArrayView2<f32>, out: &mut Array2<f32>) {
         assert_eq!(
             rhs.nrows(),
             self.n_cols,
@@ -342,17 +353,20 @@ impl CsrMatrix {
             self.n_cols
         );
         let l = rhs.ncols();
+        assert_eq!(out.dim(), (self.n_rows(), l), "dot_dense: output shape");
         let rhs = rhs.as_standard_layout();
         let rhs = rhs.as_slice().expect("standard layout is contiguous");
-        let mut out = Array2::<f32>::zeros((self.n_rows(), l));
         if l == 0 || self.n_rows() == 0 {
-            return out;
+            return;
         }
-        let out_slice = out.as_slice_mut().expect("a fresh Array2 is contiguous");
+        let out_slice = out
+            .as_slice_mut()
+            .expect("dot_dense: output in standard layout");
         out_slice
             .par_chunks_mut(ROWS_PER_TASK * l)
             .enumerate()
             .for_each(|(chunk, block)| {
+                block.fill(0.0);
                 let rows = Rows {
                     indptr: self.indptr(),
                     indices: self.indices(),
@@ -360,7 +374,6 @@ impl CsrMatrix {
                 };
                 dispatch_dot_rows(&rows, rhs, l, chunk * ROWS_PER_TASK, block);
             });
-        out
     }
 
     /// `self^T (m x n) * rhs (n x l) -> m x l`, without a transposed copy of the matrix.
@@ -669,6 +682,10 @@ mod tests {
         assert_eq!(x.dot_dense(Array2::zeros((61, 0)).view()).dim(), (2500, 0));
         let empty = CsrMatrix::new(61, vec![0], vec![], vec![]).unwrap();
         assert_eq!(empty.dot_dense(rhs.view()).dim(), (0, 7));
+        // Into a reused buffer holding an earlier product: overwritten, not added to.
+        let mut reused = Array2::from_elem((2500, 7), 3.5f32);
+        x.dot_dense_into(rhs.view(), &mut reused);
+        assert_eq!(reused, got);
     }
 
     #[test]
