@@ -31,19 +31,31 @@ pub(crate) const RANK_TOL: f64 = 1e-10;
 /// A `rows x cols` matrix of standard normal `f32` draws (Box-Muller on a seeded
 /// `Xoshiro256Plus`), filled row after row.
 pub(crate) fn gaussian_matrix(rows: usize, cols: usize, seed: u64) -> Array2<f32> {
+    let len = rows * cols;
+    // The uniform pairs are drawn in order (cheap); the logarithms and cosines, most of the
+    // cost, run in parallel. Each pair gives two values, so the result never depends on the
+    // thread count.
     let mut rng = Xoshiro256Plus::seed_from_u64(seed);
-    let mut data = Vec::with_capacity(rows * cols);
-    while data.len() < rows * cols {
-        // u1 in (0, 1] so that ln(u1) is finite.
-        let u1: f64 = 1.0 - rng.gen::<f64>();
-        let u2: f64 = rng.gen::<f64>();
-        let r = (-2.0 * u1.ln()).sqrt();
-        let t = std::f64::consts::TAU * u2;
-        data.push((r * t.cos()) as f32);
-        if data.len() < rows * cols {
-            data.push((r * t.sin()) as f32);
-        }
-    }
+    let pairs: Vec<(f64, f64)> = (0..len.div_ceil(2))
+        .map(|_| {
+            // u1 in (0, 1] so that ln(u1) is finite.
+            let u1: f64 = 1.0 - rng.gen::<f64>();
+            let u2: f64 = rng.gen::<f64>();
+            (u1, u2)
+        })
+        .collect();
+    let mut data = vec![0f32; len];
+    data.par_chunks_mut(2)
+        .zip(pairs.par_iter())
+        .with_min_len(4096)
+        .for_each(|(out, &(u1, u2))| {
+            let r = (-2.0 * u1.ln()).sqrt();
+            let t = std::f64::consts::TAU * u2;
+            out[0] = (r * t.cos()) as f32;
+            if let Some(second) = out.get_mut(1) {
+                *second = (r * t.sin()) as f32;
+            }
+        });
     Array2::from_shape_vec((rows, cols), data).expect("length matches rows * cols")
 }
 
