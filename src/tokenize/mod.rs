@@ -22,6 +22,7 @@ mod interner;
 mod length;
 mod lower_caser;
 mod numbers;
+mod segmenter;
 mod stemmer;
 pub mod stop_words;
 mod token;
@@ -29,6 +30,7 @@ mod token;
 pub use length::LengthFilter;
 pub use lower_caser::LowerCaser;
 pub use numbers::RemoveNumbers;
+pub use segmenter::WordSegmenter;
 pub use stemmer::{Language, Stemmer};
 pub use stop_words::StopWordFilter;
 pub use token::{Token, TokenFilter};
@@ -38,21 +40,9 @@ use crate::ingest::Corpus;
 use interner::Interner;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use unicode_segmentation::UnicodeSegmentation;
 
 /// Documents per chunk in parallel passes. Fixed, so results never depend on the thread count.
 pub const CHUNK: usize = 2048;
-
-/// Splits text into words (Unicode word boundaries, UAX #29).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct WordSegmenter;
-
-impl WordSegmenter {
-    /// The words of `text`, as slices of it.
-    pub fn words<'a>(&self, text: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        text.unicode_words()
-    }
-}
 
 /// A segmenter followed by a chain of filters.
 #[derive(Debug)]
