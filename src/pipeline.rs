@@ -631,7 +631,7 @@ fn write_model(
         topics,
         o.next_id,
     );
-    export::write_json(&dir.join(crate::model::FILE), &model)?;
+    export::write_json_compact(&dir.join(crate::model::FILE), &model)?;
     Ok(())
 }
 

@@ -311,8 +311,23 @@ pub fn drift_csv(
     csv::write_csv(path, cols).map_err(werr(path))
 }
 
-/// Writes any serializable value as pretty JSON, streamed (a model can be tens of megabytes).
+/// Writes any serializable value as pretty JSON, streamed.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ExportError> {
+    write_json_as(path, value, true)
+}
+
+/// Writes a value as compact JSON, streamed: for the model, whose millions of numbers would
+/// each take a line of their own in pretty JSON (arXiv 75k: 37 MB pretty, 23 MB compact, and
+/// less time to write and to read back on the next run).
+pub fn write_json_compact<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ExportError> {
+    write_json_as(path, value, false)
+}
+
+fn write_json_as<T: serde::Serialize>(
+    path: &Path,
+    value: &T,
+    pretty: bool,
+) -> Result<(), ExportError> {
     use std::io::Write;
     let err = |message: String| ExportError::Write {
         path: path.display().to_string(),
@@ -320,7 +335,11 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Exp
     };
     let file = std::fs::File::create(path).map_err(|e| err(e.to_string()))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
-    serde_json::to_writer_pretty(&mut out, value).map_err(|e| err(e.to_string()))?;
+    if pretty {
+        serde_json::to_writer_pretty(&mut out, value).map_err(|e| err(e.to_string()))?;
+    } else {
+        serde_json::to_writer(&mut out, value).map_err(|e| err(e.to_string()))?;
+    }
     out.write_all(b"\n").map_err(|e| err(e.to_string()))?;
     out.into_inner()
         .map_err(|e| err(e.to_string()))?
