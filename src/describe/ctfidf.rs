@@ -219,25 +219,35 @@ fn find_phrases(
     totals: &[f64],
     weight: &(dyn Fn(f64, f64, f64) -> f64 + Sync),
 ) -> Vec<Vec<Phrase>> {
-    let seeds: Vec<FxHashSet<u32>> = unigrams
-        .iter()
-        .map(|u| u.iter().take(PHRASE_SEEDS).map(|&(t, _)| t).collect())
-        .collect();
-    // Terms that seed a phrase in some topic: windows whose ends are not both among them are
-    // never counted. Each word's role is looked up in one small array (it stays in cache): the
-    // seeding term it stands for, or that it cannot end a phrase, or that it was dropped.
+    // Terms that seed a phrase in some topic, numbered densely (`seed_terms[i]` is seed `i`):
+    // windows whose ends are not both among them are never counted. Each word's role is looked
+    // up in one small array (it stays in cache): the seed it stands for, or that it cannot end a
+    // phrase, or that it was dropped.
     const NO_SEED: u32 = u32::MAX - 1;
     const DROPPED: u32 = u32::MAX;
-    let mut seed_any = vec![false; tc.terms.len()];
-    seeds
-        .iter()
-        .flatten()
-        .for_each(|&t| seed_any[t as usize] = true);
+    let mut seed_index = vec![NO_SEED; tc.terms.len()];
+    let mut seed_terms: Vec<u32> = Vec::new();
+    for u in unigrams {
+        for &(t, _) in u.iter().take(PHRASE_SEEDS) {
+            if seed_index[t as usize] == NO_SEED {
+                seed_index[t as usize] = seed_terms.len() as u32;
+                seed_terms.push(t);
+            }
+        }
+    }
+    let n_seeds = seed_terms.len();
+    // Which seeds seed which topic: one flag per (topic, seed).
+    let mut seeds_topic = vec![false; k * n_seeds];
+    for (c, u) in unigrams.iter().enumerate() {
+        for &(t, _) in u.iter().take(PHRASE_SEEDS) {
+            seeds_topic[c * n_seeds + seed_index[t as usize] as usize] = true;
+        }
+    }
     let role: Vec<u32> = tc
         .words
         .iter()
         .map(|w| match w.kind {
-            WordKind::Term(t) if seed_any[t as usize] => t,
+            WordKind::Term(t) => seed_index[t as usize],
             WordKind::Dropped => DROPPED,
             _ => NO_SEED,
         })
@@ -245,7 +255,7 @@ fn find_phrases(
     let part: Vec<u64> = (0..tc.words.len() as u32)
         .map(|w| key_part(tc, w))
         .collect();
-    // Each window that could be a phrase: its first and last terms, and its word ids.
+    // Each window that could be a phrase: the seeds at its ends, and its word ids.
     let windows = |doc: &[u32], f: &mut dyn FnMut(u32, u32, &[u32])| {
         for n in [2usize, 3] {
             for w in doc.windows(n) {
@@ -281,10 +291,10 @@ fn find_phrases(
             |mut tables, ds| {
                 for &d in ds {
                     let c = assignments[d];
-                    let seeds = &seeds[c];
+                    let seeds = &seeds_topic[c * n_seeds..(c + 1) * n_seeds];
                     let table = &mut tables[c];
                     windows(tc.doc_words(d), &mut |first, last, w| {
-                        if seeds.contains(&first) && seeds.contains(&last) {
+                        if seeds[first as usize] && seeds[last as usize] {
                             let mut variant = [u32::MAX; 3];
                             variant[..w.len()].copy_from_slice(w);
                             *table.entry(variant).or_default() += 1;
@@ -319,16 +329,32 @@ fn find_phrases(
             table
         })
         .collect();
-    // Pass 2, parallel: corpus frequency of every retained phrase.
+    // Pass 2, parallel: corpus frequency of every retained phrase. Most windows cannot be one:
+    // a bit per (first seed, last seed) pair rules them out before their key is hashed.
     let wanted: FxHashSet<Key> = topic_counts
         .iter()
         .flat_map(|t| t.keys().copied())
         .collect();
+    let mut ends_wanted = vec![0u64; (n_seeds * n_seeds).div_ceil(64)];
+    let pair = |a: u32, b: u32| a as usize * n_seeds + b as usize;
+    for key in &wanted {
+        let parts = key.iter().filter(|&&p| p != u64::MAX);
+        let seed = |p: &u64| seed_index[(p & 0xFF_FFFF_FFFF) as usize];
+        let (Some(first), Some(last)) = (parts.clone().next(), parts.last()) else {
+            continue;
+        };
+        let bit = pair(seed(first), seed(last));
+        ends_wanted[bit / 64] |= 1 << (bit % 64);
+    }
     let corpus: FxHashMap<Key, u32> = docs
         .par_chunks(crate::tokenize::CHUNK)
         .fold(FxHashMap::default, |mut local: FxHashMap<Key, u32>, ds| {
             for &d in ds {
-                windows(tc.doc_words(d), &mut |_, _, w| {
+                windows(tc.doc_words(d), &mut |first, last, w| {
+                    let bit = pair(first, last);
+                    if ends_wanted[bit / 64] & (1 << (bit % 64)) == 0 {
+                        return;
+                    }
                     let key = key_of(w);
                     if wanted.contains(&key) {
                         *local.entry(key).or_default() += 1;
@@ -343,11 +369,22 @@ fn find_phrases(
             }
             a
         });
+    // Each topic's phrases, weighted and ranked; a phrase's text is spelled out only for the few
+    // that survive (and for ties, which the text breaks), not for every counted window.
+    let spell = |surface: &[u32; 3]| -> String {
+        surface
+            .iter()
+            .filter(|&&w| w != u32::MAX)
+            .map(|&w| tc.words[w as usize].surface.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     topic_counts
-        .into_iter()
+        .into_par_iter()
         .enumerate()
         .map(|(c, table)| {
-            let mut out: Vec<Phrase> = table
+            // (weight, surface, stems, absorbs)
+            let mut ranked: Vec<(f64, [u32; 3], Vec<u32>, Vec<u32>)> = table
                 .into_iter()
                 .map(|(key, (count, variants))| {
                     let surface = variants
@@ -355,12 +392,6 @@ fn find_phrases(
                         .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
                         .map(|(ws, _)| ws)
                         .unwrap_or([u32::MAX; 3]);
-                    let text = surface
-                        .iter()
-                        .filter(|&&w| w != u32::MAX)
-                        .map(|&w| tc.words[w as usize].surface.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" ");
                     let stems: Vec<u32> = key
                         .iter()
                         .filter(|&&p| p != u64::MAX && p >> 40 == 1)
@@ -373,29 +404,35 @@ fn find_phrases(
                         .copied()
                         .filter(|&t| count as f64 >= ABSORB * counts[c][t as usize] as f64)
                         .collect();
-                    Phrase {
-                        text,
-                        weight: weight(count as f64, totals[c], f),
-                        stems,
-                        absorbs,
-                    }
+                    (weight(count as f64, totals[c], f), surface, stems, absorbs)
                 })
                 .collect();
-            out.sort_by(|a, b| {
-                b.weight
-                    .total_cmp(&a.weight)
-                    .then_with(|| a.text.cmp(&b.text))
-            });
+            // By weight, and ties (many: equal counts give equal weights) by text, spelled once
+            // per tied phrase.
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+            for run in ranked.chunk_by_mut(|a, b| a.0.total_cmp(&b.0).is_eq()) {
+                if run.len() > 1 {
+                    run.sort_by_cached_key(|p| spell(&p.1));
+                }
+            }
             // Keep phrases that do not share stems with a better phrase.
             let mut used: FxHashSet<u32> = FxHashSet::default();
-            out.retain(|p| {
-                if p.stems.iter().any(|s| used.contains(s)) {
-                    return false;
-                }
-                used.extend(p.stems.iter().copied());
-                true
-            });
-            out
+            ranked
+                .into_iter()
+                .filter(|p| {
+                    if p.2.iter().any(|s| used.contains(s)) {
+                        return false;
+                    }
+                    used.extend(p.2.iter().copied());
+                    true
+                })
+                .map(|(weight, surface, stems, absorbs)| Phrase {
+                    text: spell(&surface),
+                    weight,
+                    stems,
+                    absorbs,
+                })
+                .collect()
         })
         .collect()
 }
