@@ -41,7 +41,7 @@ pub fn read(
             })
         }
     };
-    let column = |name: &str| -> Result<StringChunked, IngestError> {
+    let column = |name: &str| -> Result<Cells, IngestError> {
         let col = df.column(name).map_err(|_| IngestError::MissingColumn {
             path: path.to_path_buf(),
             column: name.to_string(),
@@ -53,13 +53,10 @@ pub fn read(
                 path: path.to_path_buf(),
                 message: format!("column {name:?} cannot be read as text: {e}"),
             })?;
-        Ok(col
-            .str()
-            .map_err(|e| IngestError::Table {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })?
-            .clone())
+        Ok(Cells::new(col.str().map_err(|e| IngestError::Table {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?))
     };
     let texts = text_cols
         .iter()
@@ -83,7 +80,7 @@ pub fn read(
     let mut docs = Vec::with_capacity(df.height());
     // Table row of each kept document.
     let mut kept = Vec::with_capacity(df.height());
-    fn cell(c: &StringChunked, i: usize) -> Option<&str> {
+    fn cell(c: &Cells, i: usize) -> Option<&str> {
         c.get(i).map(str::trim).filter(|s| !s.is_empty())
     }
     for i in 0..df.height() {
@@ -174,6 +171,36 @@ pub fn read(
     Ok(docs)
 }
 
+/// A text column's cells by row number. polars' own `get(i)` finds the row's chunk by walking
+/// the chunks from the front, and a large CSV is parsed into thousands of chunks: at a million
+/// rows that walk made building the documents take 3.6 s (0.1 s at 75,000 rows). Here the
+/// chunk is found by binary search over the chunks' first rows.
+struct Cells {
+    chunks: Vec<<StringType as PolarsDataType>::Array>,
+    /// First row of each chunk, ascending.
+    starts: Vec<usize>,
+}
+
+impl Cells {
+    fn new(column: &StringChunked) -> Cells {
+        let chunks: Vec<_> = column.downcast_iter().cloned().collect();
+        let starts = chunks
+            .iter()
+            .scan(0, |at, c| {
+                let start = *at;
+                *at += c.len();
+                Some(start)
+            })
+            .collect();
+        Cells { chunks, starts }
+    }
+
+    fn get(&self, row: usize) -> Option<&str> {
+        let chunk = self.starts.partition_point(|&s| s <= row).checked_sub(1)?;
+        self.chunks[chunk].get(row - self.starts[chunk])
+    }
+}
+
 /// Parses the bytes into a DataFrame with polars.
 pub fn load_frame(path: &Path, format: InputFormat, raw: &[u8]) -> Result<DataFrame, IngestError> {
     let err = |e: PolarsError| IngestError::Table {
@@ -218,4 +245,25 @@ fn describe_polars_error(e: &PolarsError) -> String {
         .unwrap_or("")
         .trim();
     format!("cannot parse the table: {first}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_find_every_row_across_chunks() {
+        let part = |v: &[Option<&str>]| StringChunked::new("c".into(), v);
+        let mut col = part(&[Some("a"), None, Some("b")]);
+        col.append(&part(&[])).unwrap();
+        col.append(&part(&[Some("c")])).unwrap();
+        col.append(&part(&[Some("d"), Some("e")])).unwrap();
+        assert!(col.chunks().len() >= 3, "the test needs several chunks");
+        let cells = Cells::new(&col);
+        let got: Vec<Option<&str>> = (0..col.len()).map(|i| cells.get(i)).collect();
+        assert_eq!(
+            got,
+            [Some("a"), None, Some("b"), Some("c"), Some("d"), Some("e")]
+        );
+    }
 }
