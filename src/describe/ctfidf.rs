@@ -284,35 +284,41 @@ fn find_phrases(
     // Large corpora: count phrases on every `step`-th document and scale the counts back up.
     let step = tc.n_docs().div_ceil(PHRASE_SAMPLE).max(1);
     let docs: Vec<usize> = (0..tc.n_docs()).step_by(step).collect();
-    let topic_variants: Vec<Variants> = docs
+    // Every window that could be a phrase in some topic is also kept (as its word ids), so
+    // that pass 2 reads those few million instead of scanning every word again.
+    type Windows = Vec<[u32; 3]>;
+    let (topic_variants, seen): (Vec<Variants>, Vec<Windows>) = docs
         .par_chunks(crate::tokenize::CHUNK)
         .fold(
-            || vec![Variants::default(); k],
-            |mut tables, ds| {
+            || (vec![Variants::default(); k], Windows::new()),
+            |(mut tables, mut seen), ds| {
                 for &d in ds {
                     let c = assignments[d];
                     let seeds = &seeds_topic[c * n_seeds..(c + 1) * n_seeds];
                     let table = &mut tables[c];
                     windows(tc.doc_words(d), &mut |first, last, w| {
+                        let mut variant = [u32::MAX; 3];
+                        variant[..w.len()].copy_from_slice(w);
+                        seen.push(variant);
                         if seeds[first as usize] && seeds[last as usize] {
-                            let mut variant = [u32::MAX; 3];
-                            variant[..w.len()].copy_from_slice(w);
                             *table.entry(variant).or_default() += 1;
                         }
                     });
                 }
-                tables
+                (tables, seen)
             },
         )
+        .map(|(tables, seen)| (tables, vec![seen]))
         .reduce(
-            || vec![Variants::default(); k],
-            |mut a, b| {
+            || (vec![Variants::default(); k], Vec::new()),
+            |(mut a, mut seen_a), (b, seen_b)| {
                 for (ta, tb) in a.iter_mut().zip(b) {
                     for (v, c) in tb {
                         *ta.entry(v).or_default() += c;
                     }
                 }
-                a
+                seen_a.extend(seen_b);
+                (a, seen_a)
             },
         );
     type Table = FxHashMap<Key, (u32, Vec<([u32; 3], u32)>)>;
@@ -346,29 +352,33 @@ fn find_phrases(
         let bit = pair(seed(first), seed(last));
         ends_wanted[bit / 64] |= 1 << (bit % 64);
     }
-    let corpus: FxHashMap<Key, u32> = docs
-        .par_chunks(crate::tokenize::CHUNK)
-        .fold(FxHashMap::default, |mut local: FxHashMap<Key, u32>, ds| {
-            for &d in ds {
-                windows(tc.doc_words(d), &mut |first, last, w| {
-                    let bit = pair(first, last);
+    let corpus: FxHashMap<Key, u32> = seen
+        .par_iter()
+        .flat_map_iter(|list| list.chunks(1 << 16))
+        .fold(
+            FxHashMap::default,
+            |mut local: FxHashMap<Key, u32>, list| {
+                for w in list {
+                    let n = if w[2] == u32::MAX { 2 } else { 3 };
+                    let bit = pair(role[w[0] as usize], role[w[n - 1] as usize]);
                     if ends_wanted[bit / 64] & (1 << (bit % 64)) == 0 {
-                        return;
+                        continue;
                     }
                     let key = key_of(w);
                     if wanted.contains(&key) {
                         *local.entry(key).or_default() += 1;
                     }
-                });
-            }
-            local
-        })
+                }
+                local
+            },
+        )
         .reduce(FxHashMap::default, |mut a, b| {
             for (key, c) in b {
                 *a.entry(key).or_default() += c;
             }
             a
         });
+    drop(seen);
     // Each topic's phrases, weighted and ranked; a phrase's text is spelled out only for the few
     // that survive (and for ties, which the text breaks), not for every counted window.
     let spell = |surface: &[u32; 3]| -> String {
