@@ -371,6 +371,11 @@ pub fn map_checked(path: &Path) -> Result<FileBytes, IngestError> {
         // mapping it assumes no other process truncates the file meanwhile (that would end the
         // run with SIGBUS rather than wrong results); topicmap never writes its inputs.
         if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+            // The whole file is read soon (checked, hashed, parsed): ask the kernel to read it
+            // ahead now, in large requests, instead of one page fault at a time when the file
+            // is not in the page cache (1 GB from a cold cache: ingest 3.9 -> 2.9 s; reading the
+            // file into memory took 3.3 s).
+            let _ = map.advise(memmap2::Advice::WillNeed);
             return Ok(FileBytes::Mapped(map));
         }
     }
