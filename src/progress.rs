@@ -54,8 +54,8 @@ impl Progress {
         }
         bar.finish_and_clear();
         let secs = start.elapsed().as_secs_f64();
-        let cpu = cpu_seconds() - cpu_start;
-        self.record(name, secs, Some(cpu), out.as_ref().ok().map(detail));
+        let cpu = cpu_seconds().zip(cpu_start).map(|(end, start)| end - start);
+        self.record(name, secs, cpu, out.as_ref().ok().map(detail));
         out
     }
 
@@ -171,8 +171,10 @@ fn status_mib(field: &str) -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-/// User and system CPU seconds used so far by all of the process's threads.
-fn cpu_seconds() -> f64 {
+/// User and system CPU seconds used so far by all of the process's threads (`None` where
+/// `libc` is not a dependency: it is only for Linux with glibc).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn cpu_seconds() -> Option<f64> {
     // SAFETY: getrusage only writes into the zeroed struct it is given.
     let usage = unsafe {
         let mut u: libc::rusage = std::mem::zeroed();
@@ -180,7 +182,12 @@ fn cpu_seconds() -> f64 {
         u
     };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    secs(usage.ru_utime) + secs(usage.ru_stime)
+    Some(secs(usage.ru_utime) + secs(usage.ru_stime))
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn cpu_seconds() -> Option<f64> {
+    None
 }
 
 /// Stages after which the heap is not trimmed: they free little (their large arrays are mapped
