@@ -22,6 +22,7 @@ pub mod ingest;
 pub mod model;
 pub mod output;
 pub mod pipeline;
+pub mod present;
 pub mod progress;
 pub mod reduce;
 pub mod report;

@@ -242,7 +242,9 @@ fn min_df_larger_than_the_corpus() {
     );
     let e = refuse(d.path(), &body, &[]);
     assert!(
-        e.contains("min-df 500") && e.contains("18 documents"),
+        e.contains("min-df = 500")
+            && e.contains("18 documents")
+            && e.contains("lower tokenize.min-df"),
         "{e}"
     );
 }

@@ -67,7 +67,7 @@ pub const MAX_SIDE: u32 = 10_000;
 pub const SCALE_RANGE: (f32, f32) = (0.25, 8.0);
 
 /// Size and heading shared by all charts of a run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ChartStyle {
     /// PNG width in pixels (also the SVG's width). Default 1920.
     pub width: u32,
@@ -79,6 +79,7 @@ pub struct ChartStyle {
     /// The pipeline's title, shown in bold at the top of every chart (each
     /// chart adds its own subtitle below). Default empty (the subtitle then
     /// becomes the heading).
+    #[serde(skip)]
     pub title: String,
 }
 
@@ -135,13 +136,13 @@ pub enum ChartOutcome {
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {
     /// Rule: width within [MIN_SIDE, MAX_SIDE].
-    #[error("chart width must be between 200 and 10000 pixels, got {0}")]
+    #[error("charts.width must be between 200 and 10000 pixels, got {0}")]
     Width(u32),
     /// Rule: height within [MIN_SIDE, MAX_SIDE].
-    #[error("chart height must be between 200 and 10000 pixels, got {0}")]
+    #[error("charts.height must be between 200 and 10000 pixels, got {0}")]
     Height(u32),
     /// Rule: scale finite and within SCALE_RANGE.
-    #[error("chart scale must be a finite number between 0.25 and 8, got {0}")]
+    #[error("charts.scale must be a finite number between 0.25 and 8, got {0}")]
     Scale(f32),
     /// Rule: every time series has one value per period.
     #[error("series {label:?} must have one value per period ({expected}), got {found}")]

@@ -1,7 +1,7 @@
 //! `topicmap assign --model RUN_DIR INPUT... [--out DIR]`: new documents into saved topics.
 
 use super::AssignArgs;
-use crate::config::{InputFormat, InputSettings, Period};
+use crate::ingest::{InputFormat, InputSpec, PeriodUnit};
 use anyhow::{bail, Context};
 
 pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
@@ -9,30 +9,22 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
         None => None,
         Some(f) => match InputFormat::from_name(f) {
             Some(f) => Some(f),
-            None => bail!("--format {f:?} must be paper-list, csv, tsv, parquet, json or ndjson"),
+            None => bail!("--format {f:?} must be {}", InputFormat::NAMES),
         },
     };
-    let period = match args.period.as_str() {
-        "year" => Period::Year,
-        "quarter" => Period::Quarter,
-        "month" => Period::Month,
-        other => bail!("--period {other:?} must be year, quarter or month"),
+    let Some(period) = PeriodUnit::from_name(&args.period) else {
+        bail!("--period {:?} must be year, quarter or month", args.period)
     };
     let inputs = args
         .inputs
         .iter()
-        .map(|p| InputSettings {
-            pattern: p.display().to_string(),
-            resolved: p.clone(),
+        .map(|p| InputSpec {
             format,
             text: args.text.clone(),
             id: args.id.clone(),
-            title: None,
             time: args.time.clone(),
             label: args.label.clone(),
-            batch: None,
-            filter: None,
-            limit: None,
+            ..InputSpec::file(p)
         })
         .collect();
     let opts = crate::pipeline::AssignOptions {

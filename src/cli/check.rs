@@ -10,7 +10,7 @@ pub fn check(args: CheckArgs, quiet: bool) -> anyhow::Result<()> {
         .with_context(|| format!("checking {}", args.pipeline.display()))?;
     for s in &corpus.sources {
         println!(
-            "{}\t{:?}\t{} documents",
+            "{}\t{}\t{} documents",
             s.path.display(),
             s.format,
             s.documents

@@ -41,7 +41,8 @@ pub struct AssignArgs {
     /// Input files: paper lists or tables (the format comes from the extension unless --format).
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Write the result exactly into DIR (default: output/<model name>-assigned/runs/<UTC stamp>/).
+    /// Write the result exactly into DIR (default: a dated folder in <pipeline output>-assigned/
+    /// beside the model's own, e.g. output/nips-assigned/runs/<UTC stamp>/ for output/nips/latest).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Input format: paper-list | csv | tsv | parquet | json | ndjson.

@@ -50,11 +50,10 @@ pub fn sweep(
 ) -> Result<KSelection, ClusterError> {
     let n = x.nrows();
     if n < 3 {
-        return Err(ClusterError::TooLargeK { k: 2, docs: n });
+        return Err(ClusterError::TooFewForAutoK { docs: n });
     }
     let (lo, hi) = effective_range(k_min, k_max, n);
-    let sil = SilhouetteSample::new(x, Some(sample), seed)
-        .map_err(|e| ClusterError::Fit(e.to_string()))?;
+    let sil = SilhouetteSample::new(x, Some(sample), seed)?;
     let mut scores = Vec::new();
     for k in lo..=hi {
         on_k(k);
@@ -66,7 +65,7 @@ pub fn sweep(
             inertia: fit.inertia(),
         });
     }
-    let chosen = choose(&scores).ok_or(ClusterError::Fit("no k could be scored".into()))?;
+    let chosen = choose(&scores).ok_or(ClusterError::NoKScored)?;
     Ok(KSelection {
         scores,
         chosen,

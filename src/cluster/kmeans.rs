@@ -41,21 +41,35 @@ pub struct KMeansParams {
 #[derive(Debug, Clone, PartialEq)]
 pub struct KMeansValidParams(KMeansParams);
 
-/// Rule violations and fitting failures.
-#[derive(Debug, thiserror::Error, PartialEq)]
+/// Rule violations and fitting failures. The messages name the pipeline key to change.
+#[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
-    #[error("k cannot be 0")]
+    #[error("cluster.k cannot be 0: it must be at least 1")]
     ZeroK,
-    #[error("k ({k}) cannot be larger than the number of documents ({docs})")]
+    #[error("cluster.k = {k} is larger than the number of documents ({docs}): lower cluster.k")]
     TooLargeK { k: usize, docs: usize },
-    #[error("runs cannot be 0")]
+    #[error("automatic k needs at least 3 documents and the corpus has {docs}: set cluster.k")]
+    TooFewForAutoK { docs: usize },
+    #[error("cluster.k-min ({k_min}) must be at least 2 and at most cluster.k-max ({k_max})")]
+    BadKRange { k_min: usize, k_max: usize },
+    #[error("cluster.runs cannot be 0")]
     ZeroRuns,
-    #[error("tolerance must be positive")]
+    #[error("cluster.max-iter cannot be 0")]
+    ZeroMaxIter,
+    #[error("cluster.tolerance must be a positive number")]
     BadTolerance,
+    #[error("cluster.silhouette-sample = {0} must be within 100..=20000 (its pairwise distances are held in memory)")]
+    SilhouetteSample(usize),
     #[error("there are no documents to cluster")]
     NoDocuments,
-    #[error("k-means failed: {0}")]
-    Fit(String),
+    #[error("no k in the automatic range could be scored (every silhouette was undefined): set cluster.k")]
+    NoKScored,
+    #[error("k-means failed")]
+    KMeans(#[from] linfa_clustering::KMeansError),
+    #[error("mini-batch k-means failed")]
+    MiniBatch(#[source] linfa_clustering::KMeansError),
+    #[error("the silhouette sample could not be drawn")]
+    Silhouette(#[from] crate::evaluate::metrics::MetricsError),
 }
 
 impl KMeansParams {
@@ -163,7 +177,6 @@ impl KMeansValidParams {
                 .max_n_iterations(iters)
                 .tolerance(p.tolerance as f32)
                 .fit(&data)
-                .map_err(|e| ClusterError::Fit(e.to_string()))
         };
         if p.runs == 1 {
             let start = seeding::greedy_kmeans_pp(x, p.k, rng);
@@ -203,9 +216,8 @@ fn fit_minibatch(
     seed: u64,
 ) -> Result<KMeans<f32, LaneL2>, ClusterError> {
     use rand::seq::SliceRandom;
-    let params = params
-        .check()
-        .map_err(|e| ClusterError::Fit(e.to_string()))?;
+    let failed = |e: linfa_clustering::KMeansError| ClusterError::MiniBatch(e);
+    let params = params.check().map_err(|e| failed(e.into()))?;
     let n = x.nrows();
     let batch = 4096.min(n);
     let budget = 100usize.max(n / batch);
@@ -226,7 +238,8 @@ fn fit_minibatch(
                     model = Some(m);
                     streak = 0;
                 }
-                Err(e) => return Err(ClusterError::Fit(e.to_string())),
+                Err(IncrKMeansError::InvalidParams(e)) => return Err(failed(e.into())),
+                Err(IncrKMeansError::LinfaError(e)) => return Err(failed(e.into())),
             }
             steps += 1;
             if steps >= budget || streak >= 3 {
@@ -234,7 +247,7 @@ fn fit_minibatch(
             }
         }
     }
-    model.ok_or_else(|| ClusterError::Fit("no mini-batch was fitted".into()))
+    model.ok_or(ClusterError::NoDocuments)
 }
 
 /// The result of clustering: centroids, and each document's topic and distance to its centroid.
@@ -533,19 +546,19 @@ mod tests {
 
     #[test]
     fn rules_are_checked() {
-        assert_eq!(
+        assert!(matches!(
             KMeansParams::new(0).check().unwrap_err(),
             ClusterError::ZeroK
-        );
+        ));
         let x = array![[0.0f32, 1.0], [1.0, 0.0]];
-        assert_eq!(
+        assert!(matches!(
             KMeansParams::new(3)
                 .check()
                 .unwrap()
                 .fit(x.view())
                 .unwrap_err(),
             ClusterError::TooLargeK { k: 3, docs: 2 }
-        );
+        ));
     }
 
     #[test]

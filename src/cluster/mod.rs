@@ -1,5 +1,10 @@
 //! Cluster: k-means on the reduced document vectors (linfa-clustering), automatic k, and the
 //! refinement of the topics in the TF-IDF space.
+//!
+//! [`ClusterParams`] is the stage as a whole: how k is chosen, the k-means settings, and when
+//! the topics are refined. [`ClusterValidParams::fit`] runs it, so the rules that depend on the
+//! corpus (restarts by corpus size, refinement only below the mini-batch threshold) live here,
+//! next to the code they govern.
 
 pub mod auto_k;
 pub mod distance;
@@ -9,3 +14,199 @@ pub mod seeding;
 
 pub use auto_k::{KScore, KSelection};
 pub use kmeans::{nearest, ClusterError, Clustering, KMeansParams, KMeansValidParams};
+
+use crate::vectorize::CsrMatrix;
+use ndarray::ArrayView2;
+use serde::Serialize;
+
+/// Above this many documents the default number of k-means restarts drops from 10 to 3.
+pub const FEW_RUNS_ABOVE: usize = 10_000;
+
+/// The automatic k range when the pipeline names none.
+pub const DEFAULT_K_RANGE: (usize, usize) = (2, 20);
+
+/// How k is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "mode")]
+pub enum KChoice {
+    Fixed {
+        k: usize,
+    },
+    /// Every k in `k_min..=k_max` is tried (see [`auto_k`]).
+    Auto {
+        k_min: usize,
+        k_max: usize,
+    },
+}
+
+impl KChoice {
+    /// The largest k the choice may produce (what the reduction is sized for).
+    pub fn max_k(&self) -> usize {
+        match *self {
+            KChoice::Fixed { k } => k,
+            KChoice::Auto { k_max, .. } => k_max,
+        }
+    }
+}
+
+/// The cluster stage's parameters (linfa style: defaults in [`ClusterParams::new`], rules in
+/// [`ClusterParams::check`]). Serialized into `run.json` as the pipeline's `cluster` settings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterParams {
+    pub k: KChoice,
+    pub seed: u64,
+    /// k-means++ restarts; `None` = 10, or 3 above [`FEW_RUNS_ABOVE`] documents.
+    pub runs: Option<usize>,
+    pub max_iter: u64,
+    pub tolerance: f64,
+    /// Mini-batch k-means above this many documents.
+    pub minibatch_above: usize,
+    /// Silhouette sample for automatic k (and the reported silhouette).
+    pub silhouette_sample: usize,
+    /// At most this many spherical k-means passes on the TF-IDF vectors refine the topics.
+    pub refine_iter: usize,
+}
+
+/// Checked cluster parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterValidParams(ClusterParams);
+
+impl Default for ClusterParams {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ClusterParams {
+    /// Defaults: k automatic over 2..=20, seed 42, automatic restarts (10, or 3 above 10,000
+    /// documents), 300 iterations, tolerance 1e-4, mini-batch above 50,000 documents, a
+    /// silhouette sample of 5,000, 5 refinement passes.
+    pub fn new() -> Self {
+        ClusterParams {
+            k: KChoice::Auto {
+                k_min: DEFAULT_K_RANGE.0,
+                k_max: DEFAULT_K_RANGE.1,
+            },
+            seed: 42,
+            runs: None,
+            max_iter: 300,
+            tolerance: 1e-4,
+            minibatch_above: 50_000,
+            silhouette_sample: 5_000,
+            refine_iter: 5,
+        }
+    }
+
+    /// The k-means restarts for `n` documents: `runs`, else 10, or 3 above 10,000 documents.
+    /// Restarts cost linear time, and on large corpora they stop paying (see the README's
+    /// quality section).
+    pub fn runs_for(&self, n: usize) -> usize {
+        self.runs.unwrap_or(if n > FEW_RUNS_ABOVE { 3 } else { 10 })
+    }
+
+    /// Checks every rule that does not depend on the corpus.
+    pub fn check(self) -> Result<ClusterValidParams, ClusterError> {
+        match self.k {
+            KChoice::Fixed { k: 0 } => return Err(ClusterError::ZeroK),
+            KChoice::Auto { k_min, k_max } if k_min < 2 || k_max < k_min => {
+                return Err(ClusterError::BadKRange { k_min, k_max })
+            }
+            _ => {}
+        }
+        if self.runs == Some(0) {
+            return Err(ClusterError::ZeroRuns);
+        }
+        if self.max_iter == 0 {
+            return Err(ClusterError::ZeroMaxIter);
+        }
+        if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
+            return Err(ClusterError::BadTolerance);
+        }
+        let range = crate::evaluate::silhouette::SAMPLE_RANGE;
+        if !range.contains(&self.silhouette_sample) {
+            return Err(ClusterError::SilhouetteSample(self.silhouette_sample));
+        }
+        Ok(ClusterValidParams(self))
+    }
+}
+
+impl ClusterValidParams {
+    pub fn params(&self) -> &ClusterParams {
+        &self.0
+    }
+
+    /// Clusters `x` (the reduced vectors): chooses k when it is automatic, runs k-means, and
+    /// refines the topics on `terms` (the same documents' TF-IDF rows) when `refine_iter > 0`
+    /// and the corpus is at most `minibatch_above` documents. Refinement passes touch every
+    /// TF-IDF entry k times each; above the mini-batch threshold they cost more than they give,
+    /// so large corpora keep the mini-batch topics (figures in the README). `on_step` hears what
+    /// the stage is doing, for the progress bar.
+    pub fn fit(
+        &self,
+        x: ArrayView2<f32>,
+        terms: &CsrMatrix,
+        mut on_step: impl FnMut(&str),
+    ) -> Result<(Clustering, Option<KSelection>), ClusterError> {
+        let p = &self.0;
+        let n = x.nrows();
+        let base = KMeansParams::new(1)
+            .seed(p.seed)
+            .runs(p.runs_for(n))
+            .max_iter(p.max_iter)
+            .tolerance(p.tolerance)
+            .minibatch_above(p.minibatch_above);
+        let (k, selection) = match p.k {
+            KChoice::Fixed { k } => (k, None),
+            KChoice::Auto { k_min, k_max } => {
+                let sel =
+                    auto_k::sweep(x, &base, k_min, k_max, p.silhouette_sample, p.seed, |k| {
+                        on_step(&format!("trying k = {k}"))
+                    })?;
+                (sel.chosen, Some(sel))
+            }
+        };
+        let clustering = base.with_k(k).check()?.fit(x)?;
+        if p.refine_iter > 0 && n <= p.minibatch_above {
+            on_step("refining topics on the TF-IDF vectors");
+            return Ok((clustering.refine(x, terms, p.refine_iter), selection));
+        }
+        Ok((clustering, selection))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restarts_default_by_corpus_size() {
+        let c = ClusterParams::new();
+        assert_eq!(c.runs_for(10_000), 10);
+        assert_eq!(c.runs_for(10_001), 3);
+        let c = ClusterParams { runs: Some(7), ..c };
+        assert_eq!(c.runs_for(99_999), 7);
+    }
+
+    #[test]
+    fn every_rule_is_checked() {
+        let with = |f: fn(&mut ClusterParams)| {
+            let mut p = ClusterParams::new();
+            f(&mut p);
+            p.check().unwrap_err()
+        };
+        use ClusterError as E;
+        assert!(matches!(with(|p| p.k = KChoice::Fixed { k: 0 }), E::ZeroK));
+        assert!(matches!(
+            with(|p| p.k = KChoice::Auto { k_min: 5, k_max: 3 }),
+            E::BadKRange { k_min: 5, k_max: 3 }
+        ));
+        assert!(matches!(with(|p| p.runs = Some(0)), E::ZeroRuns));
+        assert!(matches!(with(|p| p.max_iter = 0), E::ZeroMaxIter));
+        assert!(matches!(with(|p| p.tolerance = f64::NAN), E::BadTolerance));
+        assert!(matches!(
+            with(|p| p.silhouette_sample = 50),
+            E::SilhouetteSample(50)
+        ));
+        assert!(ClusterParams::new().check().is_ok());
+    }
+}

@@ -8,7 +8,7 @@ pub mod options;
 pub mod overrides;
 pub mod settings;
 
-pub use options::{DocFreq, Options};
+pub use options::Options;
 pub use overrides::Override;
 pub use settings::*;
 
@@ -23,13 +23,40 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    #[error("pipeline file {path}: {message}")]
-    Parse { path: PathBuf, message: String },
-    #[error("bad --set {0}: {1}")]
-    BadOverride(String, String),
-    #[error("pipeline file {path}: {message}")]
-    Invalid { path: PathBuf, message: String },
+    #[error("pipeline file {path} is not valid")]
+    Parse {
+        path: PathBuf,
+        #[source]
+        source: TomlError,
+    },
+    #[error("pipeline file {path}, after --set, is not valid")]
+    ParseAfterOverrides {
+        path: PathBuf,
+        #[source]
+        source: TomlError,
+    },
+    #[error("bad --set {arg:?}: {reason}")]
+    BadOverride { arg: String, reason: &'static str },
+    #[error("pipeline file {path} has a bad value")]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: SettingsError,
+    },
 }
+
+/// A TOML error, shown on one line: toml's own message spans several lines with a source
+/// excerpt, which would break the one-cause-per-line error output.
+#[derive(Debug)]
+pub struct TomlError(pub toml::de::Error);
+
+impl std::fmt::Display for TomlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&one_line(&self.0.to_string()))
+    }
+}
+
+impl std::error::Error for TomlError {}
 
 /// Reads, merges and validates a pipeline file.
 pub fn load(path: &Path, overrides: &[Override]) -> Result<Settings, ConfigError> {
@@ -40,7 +67,7 @@ pub fn load(path: &Path, overrides: &[Override]) -> Result<Settings, ConfigError
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let parse_err = |e: toml::de::Error| ConfigError::Parse {
         path: path.to_path_buf(),
-        message: one_line(&e.to_string()),
+        source: TomlError(e),
     };
     // Deserialize the file as written first: its errors carry line numbers.
     let mut options: Options = toml::from_str(text).map_err(parse_err)?;
@@ -49,14 +76,15 @@ pub fn load(path: &Path, overrides: &[Override]) -> Result<Settings, ConfigError
         for o in overrides {
             o.apply(&mut table)?;
         }
-        options = Options::deserialize_table(table).map_err(|e| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: format!("after --set: {}", one_line(&e.to_string())),
-        })?;
+        options =
+            Options::deserialize_table(table).map_err(|e| ConfigError::ParseAfterOverrides {
+                path: path.to_path_buf(),
+                source: TomlError(e),
+            })?;
     }
-    Settings::resolve(options, path).map_err(|message| ConfigError::Invalid {
+    Settings::resolve(options, path).map_err(|source| ConfigError::Invalid {
         path: path.to_path_buf(),
-        message,
+        source,
     })
 }
 

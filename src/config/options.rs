@@ -5,6 +5,7 @@
 //! [`super::Settings`] resolves defaults and validates. Keeping the file schema separate from the
 //! resolved settings lets a typo fail with the key's name while defaults live in one place.
 
+use crate::vectorize::DocFreq;
 use serde::Deserialize;
 
 /// A whole pipeline file.
@@ -61,14 +62,6 @@ pub struct InputOptions {
 pub struct FilterOptions {
     pub column: Option<String>,
     pub values: Option<Vec<String>>,
-}
-
-/// A document-frequency bound: an integer count or a fraction in [0, 1] (scikit-learn's meaning).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, serde::Serialize)]
-#[serde(untagged)]
-pub enum DocFreq {
-    Count(u64),
-    Fraction(f64),
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -17,19 +17,20 @@ pub struct Override {
 impl Override {
     /// Parses `a.b.c=value`.
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
-        let (key, raw) = text.split_once('=').ok_or_else(|| {
-            ConfigError::BadOverride(text.to_string(), "expected KEY=VALUE".into())
-        })?;
+        let bad = |reason| ConfigError::BadOverride {
+            arg: text.to_string(),
+            reason,
+        };
+        let (key, raw) = text
+            .split_once('=')
+            .ok_or_else(|| bad("expected KEY=VALUE"))?;
         let path: Vec<String> = key
             .trim()
             .split('.')
             .map(|s| s.trim().to_string())
             .collect();
         if path.iter().any(|p| p.is_empty()) {
-            return Err(ConfigError::BadOverride(
-                text.to_string(),
-                "empty key segment".into(),
-            ));
+            return Err(bad("empty key segment"));
         }
         let raw = raw.trim();
         let value = match format!("v = {raw}").parse::<Table>() {
@@ -43,8 +44,12 @@ impl Override {
 
     /// Writes the value into `root`, creating tables on the way.
     pub fn apply(&self, root: &mut Table) -> Result<(), ConfigError> {
-        set_in_table(root, &self.path, self.value.clone())
-            .map_err(|why| ConfigError::BadOverride(self.path.join("."), why.to_string()))
+        set_in_table(root, &self.path, self.value.clone()).map_err(|reason| {
+            ConfigError::BadOverride {
+                arg: self.path.join("."),
+                reason,
+            }
+        })
     }
 }
 

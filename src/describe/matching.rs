@@ -8,7 +8,6 @@
 //! ids, never reusing an id a vanished topic had; vanished topics are listed.
 
 use super::TopicSummary;
-use crate::model::SavedModel;
 use crate::tokenize::TokenizedCorpus;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -71,12 +70,20 @@ pub fn fingerprints(summary: &TopicSummary, tokens: &TokenizedCorpus) -> Vec<Vec
         .collect()
 }
 
-/// Gives `summary`'s topics the ids of the previous model's matching topics (fresh ids for the
+/// The previous run's topics, as its model saved them, and the first id none of its topics
+/// (nor any vanished before them) has had.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreviousTopics {
+    pub topics: Vec<TopicFingerprint>,
+    pub next_id: usize,
+}
+
+/// Gives `summary`'s topics the ids of the previous run's matching topics (fresh ids for the
 /// rest) and returns the matching.
 pub fn keep_ids(
     summary: &mut TopicSummary,
     fingerprints: &[Vec<(String, f64)>],
-    previous: &SavedModel,
+    previous: &PreviousTopics,
 ) -> Matching {
     let current: Vec<TopicFingerprint> = summary
         .topics
@@ -89,8 +96,7 @@ pub fn keep_ids(
             terms: f.clone(),
         })
         .collect();
-    let prev: Vec<TopicFingerprint> = previous.topics.iter().map(|t| t.fingerprint()).collect();
-    let m = match_topics(&current, &prev, previous.next_id);
+    let m = match_topics(&current, &previous.topics, previous.next_id);
     for (t, &id) in summary.topics.iter_mut().zip(&m.ids) {
         t.id = id;
     }

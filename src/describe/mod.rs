@@ -16,12 +16,34 @@ pub use ctfidf::WeightedTerm;
 
 /// Settings of the describe stage. Defaults: 10 top terms, 3 label terms, phrases on, 3
 /// representative documents.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DescribeParams {
+    /// Top terms listed per topic (at least `label_terms`).
     pub top_terms: usize,
+    /// Terms joined into a label: 1, 2 or 3.
     pub label_terms: usize,
+    /// Bigram and trigram phrases in labels and terms.
     pub phrases: bool,
+    /// Representative documents per topic.
     pub representatives: usize,
+}
+
+/// A broken rule of [`DescribeParams`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DescribeParamsError {
+    #[error("describe.label-terms = {0} must be 1, 2 or 3")]
+    LabelTerms(usize),
+}
+
+impl DescribeParams {
+    /// Checks the rules; `top_terms` is raised to `label_terms` when it is smaller.
+    pub fn check(mut self) -> Result<Self, DescribeParamsError> {
+        if !(1..=3).contains(&self.label_terms) {
+            return Err(DescribeParamsError::LabelTerms(self.label_terms));
+        }
+        self.top_terms = self.top_terms.max(self.label_terms);
+        Ok(self)
+    }
 }
 
 impl Default for DescribeParams {

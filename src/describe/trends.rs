@@ -54,6 +54,51 @@ pub struct Trends {
     pub timed: bool,
 }
 
+impl Trends {
+    /// Topics drawn as their own line in the share-over-time chart: the `n` whose share moved
+    /// most (largest |slope|, ties to the lower index), in topic order.
+    pub fn most_moving(&self, n: usize) -> Vec<usize> {
+        let mut moving: Vec<&TopicTrend> = self.trends.iter().collect();
+        moving.sort_by(|a, b| {
+            b.slope
+                .abs()
+                .total_cmp(&a.slope.abs())
+                .then(a.topic_id.cmp(&b.topic_id))
+        });
+        let mut ids: Vec<usize> = moving.iter().take(n).map(|t| t.topic_id).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// The fastest risers and decliners, for the movers chart: the `n` most rising (most first)
+    /// and the `n` most declining (most declining last), leaving out flat topics. Empty with
+    /// fewer than two periods, where nothing can move.
+    pub fn extremes(&self, n: usize) -> Vec<&TopicTrend> {
+        if self.periods.len() < 2 {
+            return Vec::new();
+        }
+        let t = &self.trends;
+        t.iter()
+            .take(n)
+            .chain(t.iter().rev().take(n).rev())
+            .filter(|m| m.slope.abs() > 1e-9)
+            .collect()
+    }
+
+    /// Every rising topic (most rising first), then every declining one (most declining
+    /// first), for the report's list of movers. Empty with fewer than two periods.
+    pub fn by_direction(&self) -> Vec<&TopicTrend> {
+        if self.periods.len() < 2 {
+            return Vec::new();
+        }
+        let t = &self.trends;
+        t.iter()
+            .filter(|m| m.slope > 0.0)
+            .chain(t.iter().rev().filter(|m| m.slope < 0.0))
+            .collect()
+    }
+}
+
 /// Time position of a period label, when it is one: `2018`, `2025-Q2`, `2025-03`.
 pub fn time_position(label: &str) -> Option<f64> {
     let year: f64 = label.get(..4)?.parse::<u16>().ok()? as f64;
@@ -244,6 +289,36 @@ mod tests {
         assert_eq!(tr.trends[0].topic_id, 1);
         assert!(tr.trends[0].slope > 10.0, "{:?}", tr.trends);
         assert!(tr.trends[1].slope < 0.0);
+    }
+
+    #[test]
+    fn movers_are_chosen_by_slope() {
+        let mut periods = Vec::new();
+        let mut topics = Vec::new();
+        // Topic 0 falls, 1 rises, 2 stays, 3 rises a little.
+        for (year, counts) in [
+            ("2000", [60, 10, 20, 10]),
+            ("2001", [30, 40, 20, 10]),
+            ("2002", [10, 55, 20, 15]),
+        ] {
+            for (t, &n) in counts.iter().enumerate() {
+                for _ in 0..n {
+                    periods.push(year.to_string());
+                    topics.push(t);
+                }
+            }
+        }
+        let tr = trends(&periods, &topics, 4);
+        assert_eq!(tr.most_moving(2), [0, 1]);
+        let ids = |v: Vec<&TopicTrend>| v.iter().map(|t| t.topic_id).collect::<Vec<_>>();
+        assert_eq!(ids(tr.extremes(1)), [1, 0]);
+        // The flat topic 2 is left out.
+        assert_eq!(ids(tr.extremes(2)), [1, 3, 0]);
+        let by_dir = ids(tr.by_direction());
+        assert_eq!((by_dir[0], by_dir[by_dir.len() - 1]), (1, 0), "{by_dir:?}");
+        assert!(!by_dir.contains(&2), "{by_dir:?}");
+        let one = trends(&["x".to_string()], &[0], 1);
+        assert!(one.extremes(3).is_empty() && one.by_direction().is_empty());
     }
 
     #[test]

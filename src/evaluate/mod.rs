@@ -5,7 +5,6 @@
 pub mod metrics;
 pub mod silhouette;
 
-use crate::cluster::Clustering;
 use ndarray::ArrayView2;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -30,18 +29,27 @@ pub struct Metrics {
     pub inertia: f64,
 }
 
-/// Scores `clustering` against `labels` (one per row; `None` rows are left out of the external
-/// scores).
+/// A clustering to score: each row's topic, the number of topics, and the inertia (scikit-learn's
+/// sum of squared distances) as the clustering computed it.
+#[derive(Debug, Clone, Copy)]
+pub struct Scored<'a> {
+    pub assignments: &'a [usize],
+    pub k: usize,
+    pub inertia: f64,
+}
+
+/// Scores a clustering against `labels` (one per row; `None` rows are left out of the external
+/// scores). The silhouette is computed on a seeded sample of `sample` rows of `x`.
 pub fn evaluate(
     labels: &[Option<&str>],
-    clustering: &Clustering,
+    clustering: Scored<'_>,
     x: ArrayView2<f32>,
     sample: usize,
     seed: u64,
 ) -> Result<Metrics, metrics::MetricsError> {
     let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
     let (mut truth, mut pred) = (Vec::new(), Vec::new());
-    for (l, &p) in labels.iter().zip(clustering.assignments()) {
+    for (l, &p) in labels.iter().zip(clustering.assignments) {
         if let Some(l) = l {
             let n = ids.len() as u32;
             truth.push(*ids.entry(l).or_insert(n));
@@ -51,11 +59,11 @@ pub fn evaluate(
     let ext = metrics::external_scores(&truth, &pred)?;
     let sil = silhouette::SilhouetteSample::new(x, Some(sample), seed)
         .ok()
-        .and_then(|s| s.score(clustering.assignments()).ok().map(|v| (v, s.len())));
+        .and_then(|s| s.score(clustering.assignments).ok().map(|v| (v, s.len())));
     Ok(Metrics {
         documents: truth.len(),
         classes: ids.len(),
-        k: clustering.k(),
+        k: clustering.k,
         homogeneity: ext.homogeneity,
         completeness: ext.completeness,
         v_measure: ext.v_measure,
@@ -63,6 +71,6 @@ pub fn evaluate(
         nmi: ext.nmi,
         silhouette: sil.map(|s| s.0),
         silhouette_sample: sil.map_or(0, |s| s.1),
-        inertia: clustering.inertia(),
+        inertia: clustering.inertia,
     })
 }

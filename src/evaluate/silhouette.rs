@@ -34,6 +34,9 @@ use crate::evaluate::metrics::MetricsError;
 /// accepted explicit `sample_size` (the packed distance matrix then takes 800 MB).
 pub const DEFAULT_MAX_SAMPLE: usize = 20_000;
 
+/// The sample sizes a pipeline may ask for (`cluster.silhouette-sample`).
+pub const SAMPLE_RANGE: std::ops::RangeInclusive<usize> = 100..=DEFAULT_MAX_SAMPLE;
+
 /// Rows per tile of the distance computation in [`SilhouetteSample::new`] (a 128 x 128 f64
 /// Gram block is 128 KB).
 const TILE: usize = 128;

@@ -7,15 +7,16 @@
 //! sha256 are kept for `run.json`.
 
 pub mod csv_lint;
+mod input;
 pub mod paper_list;
 pub mod table;
 pub mod time;
 
-use crate::config::{InputFormat, InputSettings, OnBadDocument};
+pub use input::{FilterSpec, InputFormat, InputSpec, OnBadDocument};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-pub use time::TimeValue;
+pub use time::{PeriodUnit, TimeValue};
 
 /// One document, as read from its input.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +38,16 @@ pub struct Document {
     pub label: Option<String>,
     /// Batch name: the input's `batch` setting or the file stem. Used as the period when there is no time.
     pub batch: String,
+}
+
+impl Document {
+    /// The document's period for trends: its time bucketed by `unit`, or its batch.
+    pub fn period(&self, unit: PeriodUnit) -> String {
+        match &self.time {
+            Some((_, t)) => t.period(unit),
+            None => self.batch.clone(),
+        }
+    }
 }
 
 /// One input file that was read.
@@ -61,12 +72,49 @@ pub struct Skipped {
     pub reason: String,
 }
 
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "skipped {} row {}: {}",
+            self.file.display(),
+            self.row,
+            self.reason
+        )
+    }
+}
+
+/// A document whose id repeated an earlier one's: it is kept, under a new id.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Renamed {
+    pub file: PathBuf,
+    /// 1-based data row (tables, header excluded) or document number (paper lists).
+    pub row: usize,
+    pub id: String,
+    pub new_id: String,
+}
+
+impl std::fmt::Display for Renamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} row {}: duplicate id {:?} renamed {:?} (the document is kept)",
+            self.file.display(),
+            self.row,
+            self.id,
+            self.new_id
+        )
+    }
+}
+
 /// All documents of a run, in input order.
 #[derive(Debug, Clone, Default)]
 pub struct Corpus {
     pub documents: Vec<Document>,
     pub sources: Vec<SourceFile>,
     pub skipped: Vec<Skipped>,
+    /// Documents kept under a new id because their id repeated an earlier one.
+    pub renamed: Vec<Renamed>,
     /// Whether any input named a time / label column.
     pub has_time: bool,
     pub has_label: bool,
@@ -176,7 +224,7 @@ pub enum IngestError {
 }
 
 /// Reads every input, in order.
-pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus, IngestError> {
+pub fn ingest(inputs: &[InputSpec], on_bad: OnBadDocument) -> Result<Corpus, IngestError> {
     let mut corpus = Corpus::default();
     for input in inputs {
         for path in expand(input)? {
@@ -198,6 +246,7 @@ pub fn ingest(inputs: &[InputSettings], on_bad: OnBadDocument) -> Result<Corpus,
                 (raw.len() as u64, sha256_hex(&raw), list.title)
             } else {
                 let raw = map_checked(&path)?;
+                table::check_header(&path, format, &raw, input)?;
                 // The checksum (for run.json) is computed while the text is checked and linted
                 // (one core each); then polars parses with every core.
                 let check = || -> Result<(), IngestError> {
@@ -284,10 +333,11 @@ fn dedupe_ids(
                 n += 1;
                 new = format!("{id}~{n}");
             }
-            corpus.skipped.push(Skipped {
+            corpus.renamed.push(Renamed {
                 file: path.to_path_buf(),
                 row,
-                reason: format!("duplicate id {id:?} renamed {new:?} (kept, not dropped)"),
+                id,
+                new_id: new.clone(),
             });
             corpus.documents[i].id = new.clone();
             seen.insert(new, i);
@@ -299,7 +349,7 @@ fn dedupe_ids(
 }
 
 /// The files an input names, sorted; errors when a plain path is missing or a glob matches nothing.
-pub fn expand(input: &InputSettings) -> Result<Vec<PathBuf>, IngestError> {
+pub fn expand(input: &InputSpec) -> Result<Vec<PathBuf>, IngestError> {
     let text = input.resolved.to_string_lossy().to_string();
     if !text.contains(['*', '?', '[']) {
         let p = input.resolved.clone();

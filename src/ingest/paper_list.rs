@@ -6,8 +6,8 @@
 //! `<file-stem>:<n>`, counting from 1. The papers have no title field, so the display title is
 //! made later, from the cleaned text.
 
+use super::InputSpec;
 use super::{file_stem, Document};
-use crate::config::InputSettings;
 use std::path::Path;
 
 /// A parsed paper list.
@@ -18,7 +18,7 @@ pub struct PaperList {
 }
 
 /// Parses the text of one paper-list file (already checked to be UTF-8).
-pub fn parse(text: &str, path: &Path, input: &InputSettings, source: usize) -> PaperList {
+pub fn parse(text: &str, path: &Path, input: &InputSpec, source: usize) -> PaperList {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let stem = file_stem(path);
     let batch = input.batch.clone().unwrap_or_else(|| stem.clone());
@@ -68,8 +68,8 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn input() -> InputSettings {
-        InputSettings {
+    fn input() -> InputSpec {
+        InputSpec {
             pattern: "x.txt".into(),
             resolved: PathBuf::from("x.txt"),
             format: None,

@@ -6,7 +6,7 @@
 //! Rows are numbered from 1, header excluded, in every message.
 
 use super::{file_stem, Document, IngestError, Skipped, TimeValue};
-use crate::config::{InputFormat, InputSettings, OnBadDocument};
+use super::{InputFormat, InputSpec, OnBadDocument};
 use polars::prelude::*;
 use std::io::Cursor;
 use std::path::Path;
@@ -15,7 +15,7 @@ use std::path::Path;
 pub fn read(
     path: &Path,
     df: DataFrame,
-    input: &InputSettings,
+    input: &InputSpec,
     source: usize,
     on_bad: OnBadDocument,
     skipped: &mut Vec<Skipped>,
@@ -26,21 +26,7 @@ pub fn read(
         .map(|s| s.to_string())
         .collect();
     let has = |c: &str| names.iter().any(|n| n == c);
-    let text_cols: Vec<String> = match &input.text {
-        Some(cols) => cols.clone(),
-        None if has("title") && has("abstract") => vec!["title".into(), "abstract".into()],
-        None if has("abstract") => vec!["abstract".into()],
-        None if has("text") => vec!["text".into()],
-        None => {
-            return Err(IngestError::Table {
-                path: path.to_path_buf(),
-                message: format!(
-                    "no text columns set and none of title+abstract, abstract or text exist (columns: {}); set text = [\"...\"]",
-                    names.join(", ")
-                ),
-            })
-        }
-    };
+    let text_cols = text_columns(path, input, &names)?;
     let column = |name: &str| -> Result<Cells, IngestError> {
         let col = df.column(name).map_err(|_| IngestError::MissingColumn {
             path: path.to_path_buf(),
@@ -171,6 +157,110 @@ pub fn read(
     Ok(docs)
 }
 
+/// The columns joined into the text: the input's `text`, or the first of title + abstract,
+/// abstract and text that the table has.
+fn text_columns(
+    path: &Path,
+    input: &InputSpec,
+    names: &[String],
+) -> Result<Vec<String>, IngestError> {
+    let has = |c: &str| names.iter().any(|n| n == c);
+    Ok(match &input.text {
+        Some(cols) => cols.clone(),
+        None if has("title") && has("abstract") => vec!["title".into(), "abstract".into()],
+        None if has("abstract") => vec!["abstract".into()],
+        None if has("text") => vec!["text".into()],
+        None => {
+            return Err(IngestError::Table {
+                path: path.to_path_buf(),
+                message: format!(
+                    "no text columns set and none of title+abstract, abstract or text exist (columns: {}); set text = [\"...\"]",
+                    names.join(", ")
+                ),
+            })
+        }
+    })
+}
+
+/// Checks, before anything else reads the file, that a CSV's or TSV's header row (or a Parquet
+/// file's schema) has every column the input names, so a misspelt column fails at once rather
+/// than after the whole file was checked, hashed and parsed (on a 1 GB table, seconds). Other
+/// formats have no header to read first; their columns are checked after parsing.
+pub fn check_header(
+    path: &Path,
+    format: InputFormat,
+    raw: &[u8],
+    input: &InputSpec,
+) -> Result<(), IngestError> {
+    let names: Vec<String> = match format {
+        InputFormat::Csv | InputFormat::Tsv => {
+            let sep = if format == InputFormat::Tsv {
+                b'\t'
+            } else {
+                b','
+            };
+            let end = header_end(raw);
+            // The header's own bytes get the file checks (UTF-16, UTF-8, NUL), so a bad
+            // encoding is reported as such, not as missing columns.
+            let head = super::check_text(path, &raw[..end])?;
+            split_header(head, sep as char)
+        }
+        InputFormat::Parquet => match ParquetReader::new(Cursor::new(raw)).schema() {
+            Ok(schema) => schema.iter_names().map(|n| n.to_string()).collect(),
+            // Not a readable Parquet file: the full read says why.
+            Err(_) => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    text_columns(path, input, &names)?;
+    let missing = input
+        .named_columns()
+        .into_iter()
+        .find(|c| !names.iter().any(|n| n == c));
+    match missing {
+        Some(column) => Err(IngestError::MissingColumn {
+            path: path.to_path_buf(),
+            column: column.to_string(),
+            available: names.join(", "),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Where a CSV's first record ends: the first line break outside quotes.
+fn header_end(raw: &[u8]) -> usize {
+    let mut quoted = false;
+    for (i, &b) in raw.iter().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'\n' | b'\r' if !quoted => return i,
+            _ => {}
+        }
+    }
+    raw.len()
+}
+
+/// The field names of a header record (RFC 4180 quoting).
+fn split_header(head: &str, sep: char) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = head.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (_, '"') => quoted = !quoted,
+            (false, c) if c == sep => names.push(std::mem::take(&mut field)),
+            (_, c) => field.push(c),
+        }
+    }
+    names.push(field);
+    names
+}
+
 /// A text column's cells by row number. polars' own `get(i)` finds the row's chunk by walking
 /// the chunks from the front, and a large CSV is parsed into thousands of chunks: at a million
 /// rows that walk made building the documents take 3.6 s (0.1 s at 75,000 rows). Here the
@@ -250,6 +340,39 @@ fn describe_polars_error(e: &PolarsError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_names_are_split_with_quotes() {
+        assert_eq!(
+            split_header("id,\"title, long\",\"a \"\"b\"\"\",year", ','),
+            ["id", "title, long", "a \"b\"", "year"]
+        );
+        assert_eq!(header_end(b"a,\"b\nc\",d\r\n1,2,3"), 9);
+        assert_eq!(header_end(b"only"), 4);
+    }
+
+    #[test]
+    fn a_missing_column_is_found_in_the_header() {
+        let mut input = InputSpec::file("t.csv");
+        input.text = Some(vec!["abstract".into()]);
+        input.time = Some("year".into());
+        let raw = b"id,abstract,yaer\n1,text,2020\n";
+        let e = check_header(Path::new("t.csv"), InputFormat::Csv, raw, &input).unwrap_err();
+        assert!(
+            matches!(&e, IngestError::MissingColumn { column, .. } if column == "year"),
+            "{e}"
+        );
+        input.time = Some("yaer".into());
+        check_header(Path::new("t.csv"), InputFormat::Csv, raw, &input).unwrap();
+        let e = check_header(
+            Path::new("t.csv"),
+            InputFormat::Csv,
+            b"\xff\xfei\x00d\x00",
+            &input,
+        )
+        .unwrap_err();
+        assert!(matches!(e, IngestError::Utf16(..)), "{e}");
+    }
 
     #[test]
     fn cells_find_every_row_across_chunks() {

@@ -2,9 +2,43 @@
 //! `2025-03`, `2025/03/14`, `2025-03-14T10:00:00Z`).
 //!
 //! Only unambiguous forms are accepted: `03/04/2025` could be March or April, so it is an error
-//! that names the row and column rather than a silent guess.
+//! that names the row and column rather than a silent guess. A full date must exist on the
+//! calendar (chrono checks it): `2025-02-31` is an error, not February.
 
-use crate::config::Period;
+use serde::Serialize;
+use std::fmt;
+
+/// The time bucket that dates are grouped into for trends (`[trends] period`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeriodUnit {
+    /// The default.
+    #[default]
+    Year,
+    Quarter,
+    Month,
+}
+
+impl PeriodUnit {
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "year" => Some(Self::Year),
+            "quarter" => Some(Self::Quarter),
+            "month" => Some(Self::Month),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for PeriodUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Year => "year",
+            Self::Quarter => "quarter",
+            Self::Month => "month",
+        })
+    }
+}
 
 /// A parsed time value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -44,18 +78,23 @@ impl TimeValue {
         let year: i32 = parts[0].parse().map_err(|_| bad())?;
         let month = num(parts[1], 12).ok_or_else(bad)?;
         if parts.len() == 3 {
-            num(parts[2], 31).ok_or_else(bad)?;
+            let day = num(parts[2], 31).ok_or_else(bad)?;
+            if chrono::NaiveDate::from_ymd_opt(year, month, day).is_none() {
+                return Err(format!(
+                    "{s:?} is not a date on the calendar ({year}-{month:02} has no day {day})"
+                ));
+            }
         }
         check_year(year, Some(month as u8)).ok_or_else(bad)
     }
 
     /// The period label of this value: `2018`, `2025-Q1` or `2025-03`.
     /// A bare year stays a year under quarter and month buckets.
-    pub fn period(&self, period: Period) -> String {
-        match (period, self.month) {
-            (Period::Year, _) | (_, None) => format!("{}", self.year),
-            (Period::Quarter, Some(m)) => format!("{}-Q{}", self.year, (m - 1) / 3 + 1),
-            (Period::Month, Some(m)) => format!("{}-{:02}", self.year, m),
+    pub fn period(&self, unit: PeriodUnit) -> String {
+        match (unit, self.month) {
+            (PeriodUnit::Year, _) | (_, None) => format!("{}", self.year),
+            (PeriodUnit::Quarter, Some(m)) => format!("{}-Q{}", self.year, (m - 1) / 3 + 1),
+            (PeriodUnit::Month, Some(m)) => format!("{}-{:02}", self.year, m),
         }
     }
 }
@@ -88,10 +127,15 @@ mod tests {
                 month: Some(3)
             }
         );
-        assert_eq!(d.period(Period::Quarter), "2025-Q1");
-        assert_eq!(d.period(Period::Month), "2025-03");
-        assert_eq!(d.period(Period::Year), "2025");
+        assert_eq!(d.period(PeriodUnit::Quarter), "2025-Q1");
+        assert_eq!(d.period(PeriodUnit::Month), "2025-03");
+        assert_eq!(d.period(PeriodUnit::Year), "2025");
         assert_eq!(TimeValue::parse("2025/11/02").unwrap().month, Some(11));
+        assert_eq!(
+            TimeValue::parse("2024-02-29").unwrap().month,
+            Some(2),
+            "a leap day"
+        );
         assert_eq!(
             TimeValue::parse("2025-12-01T10:00:00Z").unwrap().month,
             Some(12)
@@ -108,6 +152,9 @@ mod tests {
             "20180",
             "١٩٩٩",
             "2025-1x",
+            "2025-02-31",
+            "2023-02-29",
+            "2025-04-31",
         ] {
             assert!(TimeValue::parse(bad).is_err(), "{bad:?} should be rejected");
         }

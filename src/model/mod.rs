@@ -12,9 +12,10 @@
 //! `term_centroids`; version 1 files (without them) are still read. A file of another format or
 //! version is refused with a message saying which versions this build reads.
 
-use crate::config::{Norm, TokenizeSettings};
+use crate::describe::matching::{PreviousTopics, TopicFingerprint};
 use crate::reduce::Reducer;
-use crate::vectorize::{TfIdf, TfIdfParams};
+use crate::tokenize::TokenizerParams;
+use crate::vectorize::{Norm, TfIdf, TfIdfParams};
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -35,7 +36,7 @@ pub struct SavedModel {
     /// The pipeline's name and title.
     pub name: String,
     pub title: String,
-    pub tokenize: TokenizeSettings,
+    pub tokenize: TokenizerParams,
     pub ngram_range: [usize; 2],
     pub sublinear_tf: bool,
     pub smooth_idf: bool,
@@ -69,8 +70,8 @@ pub struct SavedTopic {
 }
 
 impl SavedTopic {
-    pub fn fingerprint(&self) -> crate::describe::matching::TopicFingerprint {
-        crate::describe::matching::TopicFingerprint {
+    pub fn fingerprint(&self) -> TopicFingerprint {
+        TopicFingerprint {
             id: self.id,
             label: self.label.clone(),
             share: self.share,
@@ -82,14 +83,29 @@ impl SavedTopic {
 /// Loading failures.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error("cannot read model {path}: {message}")]
-    Read { path: PathBuf, message: String },
+    #[error("no model at {path} (output.previous or --model must name a report folder or its model.json)")]
+    NotFound { path: PathBuf },
+    #[error("cannot read model {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("model {path} is not valid JSON of a topicmap model")]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
     #[error("{path} is not a topicmap model (format {found:?})")]
     Format { path: PathBuf, found: String },
     #[error("{path} is a version {found} model; this topicmap reads versions 1 to {VERSION}: refit with this version")]
     Version { path: PathBuf, found: u32 },
-    #[error("model {path} is inconsistent: {message}")]
-    Inconsistent { path: PathBuf, message: String },
+    #[error("model {path} is inconsistent: {problem}")]
+    Inconsistent {
+        path: PathBuf,
+        problem: &'static str,
+    },
 }
 
 impl SavedModel {
@@ -97,7 +113,7 @@ impl SavedModel {
     pub fn new(
         name: &str,
         title: &str,
-        tokenize: &TokenizeSettings,
+        tokenize: &TokenizerParams,
         tfidf: &TfIdf,
         reducer: &Reducer,
         centroids: &Array2<f32>,
@@ -135,11 +151,17 @@ impl SavedModel {
         } else {
             path.to_path_buf()
         };
-        let read = |message: String| ModelError::Read {
+        let text = std::fs::read_to_string(&file).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => ModelError::NotFound { path: file.clone() },
+            _ => ModelError::Read {
+                path: file.clone(),
+                source,
+            },
+        })?;
+        let json = |source| ModelError::Json {
             path: file.clone(),
-            message,
+            source,
         };
-        let text = std::fs::read_to_string(&file).map_err(|e| read(e.to_string()))?;
         // Check the header first, so an unknown version gets a clear message, not a schema error.
         // (Only these two fields are kept: a document tree of a large model would cost several
         // times the file's size.)
@@ -150,7 +172,7 @@ impl SavedModel {
             #[serde(default)]
             version: serde_json::Value,
         }
-        let header: Header = serde_json::from_str(&text).map_err(|e| read(e.to_string()))?;
+        let header: Header = serde_json::from_str(&text).map_err(json)?;
         let format = header.format.as_str().unwrap_or("").to_string();
         if format != FORMAT {
             return Err(ModelError::Format {
@@ -165,34 +187,33 @@ impl SavedModel {
                 found: version,
             });
         }
-        let model: SavedModel = serde_json::from_str(&text).map_err(|e| read(e.to_string()))?;
+        let model: SavedModel = serde_json::from_str(&text).map_err(json)?;
         drop(text);
-        let bad = |message: String| ModelError::Inconsistent {
+        let bad = |problem| ModelError::Inconsistent {
             path: file.clone(),
-            message,
+            problem,
         };
         let n = model.stems.len();
         if model.surfaces.len() != n || model.idf.len() != n {
-            return Err(bad("vocabulary, surfaces and IDF differ in length".into()));
+            return Err(bad("vocabulary, surfaces and IDF differ in length"));
         }
         if model.reducer.n_features() != n {
-            return Err(bad("the reduction does not match the vocabulary".into()));
+            return Err(bad("the reduction does not match the vocabulary"));
         }
         let d = model.reducer.dims();
         if model.centroids.is_empty() || model.centroids.iter().any(|c| c.len() != d) {
-            return Err(bad(format!(
-                "centroids must be non-empty rows of {d} values"
-            )));
+            return Err(bad(
+                "centroids must be one row per topic, each as long as the reduction's dimensions",
+            ));
         }
         if model.topics.len() != model.centroids.len() {
-            return Err(bad("topics and centroids differ in number".into()));
+            return Err(bad("topics and centroids differ in number"));
         }
         if let Some(t) = &model.term_centroids {
             if t.len() != model.centroids.len() || t.iter().any(|c| c.len() != n) {
-                return Err(bad(format!(
-                    "term_centroids must be {} rows of {n} values",
-                    model.centroids.len()
-                )));
+                return Err(bad(
+                    "term_centroids must be one row per topic, each as long as the vocabulary",
+                ));
             }
         }
         Ok(model)
@@ -211,6 +232,14 @@ impl SavedModel {
             self.surfaces.clone(),
             self.idf.clone(),
         )
+    }
+
+    /// The topics a refit matches its own against, to keep their ids.
+    pub fn previous_topics(&self) -> PreviousTopics {
+        PreviousTopics {
+            topics: self.topics.iter().map(SavedTopic::fingerprint).collect(),
+            next_id: self.next_id,
+        }
     }
 
     /// The centroids as a matrix.
@@ -252,7 +281,11 @@ mod tests {
         std::fs::write(&p, "not json").unwrap();
         assert!(matches!(
             SavedModel::load(&p).unwrap_err(),
-            ModelError::Read { .. }
+            ModelError::Json { .. }
+        ));
+        assert!(matches!(
+            SavedModel::load(&d.path().join("missing.json")).unwrap_err(),
+            ModelError::NotFound { .. }
         ));
     }
 }

@@ -93,7 +93,7 @@ impl FromStr for ReduceMethod {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReduceError {
     /// `dims` must be at least 1 (methods `lsa` and `random-projection`).
-    #[error("dims cannot be 0")]
+    #[error("reduce.dims cannot be 0")]
     ZeroDims,
     /// `max_fit_rows`, when set, must be at least 1.
     #[error("max_fit_rows cannot be 0")]
@@ -122,6 +122,19 @@ pub enum ReduceError {
         /// Requested dimensions.
         dims: usize,
         /// Rows (documents) the fit would use (at most `max_fit_rows`).
+        n_rows: usize,
+        /// Columns (terms) of the matrix.
+        n_cols: usize,
+    },
+    /// With `cap_dims`, a matrix too small to keep even one dimension.
+    #[error(
+        "{method}: the corpus is too small to reduce ({n_rows} documents x {n_cols} terms; at least 2 of each are needed): \
+         add documents, lower tokenize.min-df, or set reduce.method = \"none\""
+    )]
+    TooSmall {
+        /// The method.
+        method: ReduceMethod,
+        /// Rows (documents) the fit would use.
         n_rows: usize,
         /// Columns (terms) of the matrix.
         n_cols: usize,
@@ -181,8 +194,15 @@ pub fn auto_n_iter(n_rows: usize) -> usize {
     }
 }
 
+/// The default dimensions for `k` topics: five per topic, within 20..=100. Few topics are
+/// separated by few directions, and every extra direction adds noise to k-means; scikit-learn's
+/// example uses 100 whatever k is.
+pub fn dims_for_topics(k: usize) -> usize {
+    (5 * k).clamp(20, 100)
+}
+
 /// Parameters of the reduction stage (builder; see [`ReduceParams::new`] for defaults).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReduceParams {
     method: ReduceMethod,
     dims: usize,
@@ -191,6 +211,7 @@ pub struct ReduceParams {
     seed: u64,
     normalize: bool,
     max_fit_rows: Option<usize>,
+    cap_dims: bool,
 }
 
 impl Default for ReduceParams {
@@ -203,7 +224,7 @@ impl ReduceParams {
     /// Defaults: method `lsa`, `dims` 100, `n_iter` unset (= [`auto_n_iter`]: 5 power
     /// iterations up to 50,000 fitted documents, 3 above), `n_oversamples` 10 (as
     /// scikit-learn), `seed` 42, `normalize` true (L2-normalise output rows), `max_fit_rows`
-    /// `Some(100_000)` ([`DEFAULT_MAX_FIT_ROWS`]).
+    /// `Some(100_000)` ([`DEFAULT_MAX_FIT_ROWS`]), `cap_dims` false.
     pub fn new() -> Self {
         ReduceParams {
             method: ReduceMethod::Lsa,
@@ -213,7 +234,16 @@ impl ReduceParams {
             seed: 42,
             normalize: true,
             max_fit_rows: Some(DEFAULT_MAX_FIT_ROWS),
+            cap_dims: false,
         }
+    }
+
+    /// Lower `dims` to what the matrix can give (below `min(fitted rows, terms)` for LSA, below
+    /// the terms for random projection) instead of failing: a 26-abstract list still gets a
+    /// reduction when 100 dimensions were asked for. Default false (the rule is an error).
+    pub fn cap_dims(mut self, cap: bool) -> Self {
+        self.cap_dims = cap;
+        self
     }
 
     /// Reduction method (default `lsa`).
@@ -344,9 +374,10 @@ impl ReduceValidParams {
             }
             ReduceMethod::Lsa => {
                 let fit_rows = p.max_fit_rows.map_or(n, |cap| cap.min(n));
-                if p.dims >= fit_rows.min(m) {
+                let dims = self.capped(fit_rows.min(m), fit_rows, m)?;
+                if dims >= fit_rows.min(m) {
                     return Err(ReduceError::DimsTooLarge {
-                        dims: p.dims,
+                        dims,
                         n_rows: fit_rows,
                         n_cols: m,
                     });
@@ -368,7 +399,7 @@ impl ReduceValidParams {
                 let n_iter = p.n_iter.unwrap_or_else(|| auto_n_iter(fit_rows));
                 Reducer::Lsa(lsa::fit_lsa(
                     fit_x,
-                    p.dims,
+                    dims,
                     n_iter,
                     p.n_oversamples,
                     p.seed,
@@ -376,19 +407,12 @@ impl ReduceValidParams {
                 )?)
             }
             ReduceMethod::RandomProjection => {
+                let dims = self.capped(m, n, m)?;
                 // dims < n_cols also keeps output dimensions within u32.
-                if p.dims >= m || p.dims > u32::MAX as usize {
-                    return Err(ReduceError::DimsNotBelowFeatures {
-                        dims: p.dims,
-                        n_cols: m,
-                    });
+                if dims >= m || dims > u32::MAX as usize {
+                    return Err(ReduceError::DimsNotBelowFeatures { dims, n_cols: m });
                 }
-                Reducer::RandomProjection(RandomProjection::generate(
-                    m,
-                    p.dims,
-                    p.seed,
-                    p.normalize,
-                ))
+                Reducer::RandomProjection(RandomProjection::generate(m, dims, p.seed, p.normalize))
             }
         };
         let mut embedding = reducer.project(x)?;
@@ -398,6 +422,24 @@ impl ReduceValidParams {
         }
         reducer.finish(&mut embedding);
         Ok((reducer, embedding))
+    }
+}
+
+impl ReduceValidParams {
+    /// The dimensions to fit: `dims`, or with `cap_dims` at most `limit - 1`.
+    fn capped(&self, limit: usize, n_rows: usize, n_cols: usize) -> Result<usize, ReduceError> {
+        let p = &self.0;
+        if !p.cap_dims {
+            return Ok(p.dims);
+        }
+        match p.dims.min(limit.saturating_sub(1)) {
+            0 => Err(ReduceError::TooSmall {
+                method: p.method,
+                n_rows,
+                n_cols,
+            }),
+            dims => Ok(dims),
+        }
     }
 }
 
@@ -655,12 +697,51 @@ mod tests {
     }
 
     #[test]
+    fn capped_dims_fit_a_small_corpus_and_a_tiny_one_says_what_to_change() {
+        // 3 documents x 4 terms: LSA can keep at most 2 dimensions.
+        let x = csr_from_dense(&ndarray::array![
+            [1.0f32, 0.0, 0.5, 0.0],
+            [0.0, 1.0, 0.0, 0.5],
+            [0.5, 0.5, 1.0, 1.0]
+        ]);
+        let p = ReduceParams::new()
+            .dims(100)
+            .cap_dims(true)
+            .check()
+            .unwrap();
+        let (r, emb) = p.fit(&x).unwrap();
+        assert_eq!((r.dims(), emb.ncols()), (2, 2));
+        assert!(matches!(
+            ReduceParams::new().dims(100).check().unwrap().fit(&x),
+            Err(ReduceError::DimsTooLarge { .. })
+        ));
+        let one = csr_from_dense(&ndarray::array![[1.0f32, 0.5, 0.0]]);
+        let e = p.fit(&one).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReduceError::TooSmall {
+                    n_rows: 1,
+                    n_cols: 3,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("reduce.method") && !msg.contains("<= 0"),
+            "{msg}"
+        );
+    }
+
+    #[test]
     fn parameter_and_data_errors() {
         assert_eq!(
             ReduceParams::new().dims(0).check(),
             Err(ReduceError::ZeroDims)
         );
-        assert_eq!(ReduceError::ZeroDims.to_string(), "dims cannot be 0");
+        assert_eq!(ReduceError::ZeroDims.to_string(), "reduce.dims cannot be 0");
         assert_eq!(
             ReduceParams::new().max_fit_rows(Some(0)).check(),
             Err(ReduceError::ZeroMaxFitRows)

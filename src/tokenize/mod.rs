@@ -22,6 +22,7 @@ mod interner;
 mod length;
 mod lower_caser;
 mod numbers;
+mod params;
 mod segmenter;
 mod stemmer;
 pub mod stop_words;
@@ -30,12 +31,12 @@ mod token;
 pub use length::LengthFilter;
 pub use lower_caser::LowerCaser;
 pub use numbers::RemoveNumbers;
+pub use params::{StopWordList, TokenizerParams, TokenizerParamsError};
 pub use segmenter::WordSegmenter;
 pub use stemmer::{Language, Stemmer};
 pub use stop_words::StopWordFilter;
 pub use token::{Token, TokenFilter};
 
-use crate::config::{StopWordList, TokenizeSettings};
 use crate::ingest::Corpus;
 use interner::Interner;
 use rayon::prelude::*;
@@ -75,8 +76,8 @@ impl Analyzer {
         AnalyzerBuilder::default()
     }
 
-    /// The chain the pipeline settings describe.
-    pub fn from_settings(s: &TokenizeSettings) -> Analyzer {
+    /// The chain `s` describes (checked parameters; an unknown language falls back to English).
+    pub fn new(s: &TokenizerParams) -> Analyzer {
         let mut stop: Vec<String> = match s.stop_words {
             StopWordList::English => stop_words::ENGLISH
                 .iter()
@@ -375,24 +376,13 @@ impl TokenizedCorpus {
 mod tests {
     use super::*;
 
-    fn settings() -> TokenizeSettings {
-        TokenizeSettings {
-            language: "english".into(),
-            stem: true,
-            stop_words: StopWordList::English,
-            extra_stop_words: vec!["foo".into()],
-            min_length: 2,
-            max_length: 40,
-            ngram_range: [1, 1],
-            min_df: None,
-            max_df: crate::config::DocFreq::Fraction(1.0),
-            max_features: None,
-        }
+    fn settings() -> TokenizerParams {
+        TokenizerParams::new().extra_stop_words(vec!["foo".into()])
     }
 
     #[test]
     fn chain_on_mixed_text() {
-        let a = Analyzer::from_settings(&settings());
+        let a = Analyzer::new(&settings());
         let toks = a.analyze("The Clustering of 2018 naïve LLMs — über-models, 中文 foo!");
         let kept: Vec<(&str, &str, bool)> = toks
             .iter()
@@ -418,7 +408,7 @@ mod tests {
 
     #[test]
     fn corpus_keeps_most_frequent_surface_and_order() {
-        let a = Analyzer::from_settings(&settings());
+        let a = Analyzer::new(&settings());
         let texts = [
             "Clustering clusters.",
             "clustering of languages",
@@ -449,7 +439,7 @@ mod tests {
         /// and a content token's stem comes from its surface.
         #[test]
         fn analyzer_invariants(text in "\\PC{0,200}") {
-            let a = Analyzer::from_settings(&settings());
+            let a = Analyzer::new(&settings());
             for t in a.analyze(&text) {
                 proptest::prop_assert_eq!(t.surface.to_lowercase(), t.surface.clone());
                 proptest::prop_assert!(t.surface.chars().count() <= 40);
@@ -466,7 +456,7 @@ mod tests {
 
     #[test]
     fn ids_do_not_depend_on_chunking_or_threads() {
-        let a = Analyzer::from_settings(&settings());
+        let a = Analyzer::new(&settings());
         let texts: Vec<String> = (0..5000)
             .map(|i| format!("word{} topic{} shared text", i % 97, i % 13))
             .collect();

@@ -1,14 +1,62 @@
 //! TF-IDF fitting and transformation. See the module above for the formulas.
 
 use super::CsrMatrix;
-use crate::config::{DocFreq, Norm};
 use crate::tokenize::{TokenizedCorpus, CHUNK};
 use ndarray::Array1;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A document-frequency bound: an integer count or a fraction in [0, 1] (scikit-learn's meaning).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum DocFreq {
+    Count(u64),
+    Fraction(f64),
+}
+
+impl fmt::Display for DocFreq {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DocFreq::Count(c) => write!(f, "{c}"),
+            DocFreq::Fraction(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+/// Row normalisation of TF-IDF vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Norm {
+    L2,
+    L1,
+    None,
+}
+
+impl Norm {
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "l2" => Some(Self::L2),
+            "l1" => Some(Self::L1),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Norm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::L2 => "l2",
+            Self::L1 => "l1",
+            Self::None => "none",
+        })
+    }
+}
 
 /// TF-IDF parameters, linfa style. Build with [`TfIdfParams::new`], check with [`TfIdfParams::check`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TfIdfParams {
     min_df: Option<DocFreq>,
     max_df: DocFreq,
@@ -22,9 +70,9 @@ pub struct TfIdfParams {
 /// Rule violations, one variant per rule.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum TfIdfError {
-    #[error("min-df {min} is larger than the corpus ({docs} documents)")]
+    #[error("min-df = {min} is larger than the corpus ({docs} documents): lower tokenize.min-df")]
     MinDfTooLarge { min: u64, docs: usize },
-    #[error("max-df ({max}) corresponds to fewer documents than min-df ({min})")]
+    #[error("tokenize.max-df ({max} documents) is below tokenize.min-df ({min} documents) on this corpus: raise max-df or lower min-df")]
     MaxBelowMin { max: usize, min: usize },
     #[error("no terms are left after min-df = {min_df} and max-df = {max_df} on {docs} documents: lower min-df or raise max-df")]
     NoTerms {
@@ -32,8 +80,14 @@ pub enum TfIdfError {
         max_df: usize,
         docs: usize,
     },
-    #[error("ngram-range must satisfy 1 <= min <= max <= 3")]
+    #[error("tokenize.ngram-range must be [min, max] with 1 <= min <= max <= 3")]
     BadNgramRange,
+    #[error("tokenize.min-df = {0}: a fraction must be within 0.0 ..= 1.0 (or give a whole document count)")]
+    MinDfFraction(f64),
+    #[error("tokenize.max-df = {0}: a fraction must be within 0.0 ..= 1.0 (or give a whole document count)")]
+    MaxDfFraction(f64),
+    #[error("tokenize.max-features cannot be 0")]
+    ZeroMaxFeatures,
     #[error("the corpus has no documents")]
     NoDocuments,
 }
@@ -102,6 +156,19 @@ impl TfIdfParams {
         let [lo, hi] = self.ngram_range;
         if lo == 0 || lo > hi || hi > 3 {
             return Err(TfIdfError::BadNgramRange);
+        }
+        if let Some(DocFreq::Fraction(f)) = self.min_df {
+            if !(0.0..=1.0).contains(&f) {
+                return Err(TfIdfError::MinDfFraction(f));
+            }
+        }
+        if let DocFreq::Fraction(f) = self.max_df {
+            if !(0.0..=1.0).contains(&f) {
+                return Err(TfIdfError::MaxDfFraction(f));
+            }
+        }
+        if self.max_features == Some(0) {
+            return Err(TfIdfError::ZeroMaxFeatures);
         }
         Ok(self)
     }
@@ -605,24 +672,15 @@ impl FeatureStreams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{StopWordList, TokenizeSettings};
-    use crate::tokenize::Analyzer;
+    use crate::tokenize::{Analyzer, StopWordList, TokenizerParams};
     use approx::assert_abs_diff_eq;
 
     fn tokenize(texts: &[&str]) -> TokenizedCorpus {
-        let s = TokenizeSettings {
-            language: "english".into(),
-            stem: false,
-            stop_words: StopWordList::None,
-            extra_stop_words: vec![],
-            min_length: 1,
-            max_length: 40,
-            ngram_range: [1, 1],
-            min_df: None,
-            max_df: DocFreq::Fraction(1.0),
-            max_features: None,
-        };
-        TokenizedCorpus::build_texts(texts, &Analyzer::from_settings(&s))
+        let s = TokenizerParams::new()
+            .stem(false)
+            .stop_words(StopWordList::None)
+            .min_length(1);
+        TokenizedCorpus::build_texts(texts, &Analyzer::new(&s))
     }
 
     /// Hand-computed: docs "a a b", "b c", "c"; n = 3; df a=1, b=2, c=2.

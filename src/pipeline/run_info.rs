@@ -1,0 +1,160 @@
+//! `run.json`: how a report was made, for `run` and `assign` alike.
+//!
+//! Both commands write the same header (tool, version, command, start time, inputs with their
+//! sha256, skipped and renamed documents, warnings, stage timings and peak memory); each adds
+//! what it alone knows: the resolved settings and fit figures of a run, the model and topic
+//! sizes of an assignment. Apart from the timings, memory and start time, two runs with the same
+//! inputs and seed write identical bytes.
+
+use crate::cluster::KSelection;
+use crate::config::Settings;
+use crate::describe::trends;
+use crate::export::{self, ExportError};
+use crate::ingest::{Corpus, Renamed, Skipped, SourceFile};
+use crate::present::Analysis;
+use crate::progress::Progress;
+use serde::Serialize;
+use std::path::Path;
+
+/// What every `run.json` says.
+#[derive(Debug, Serialize)]
+struct Header<'a> {
+    tool: &'static str,
+    version: &'static str,
+    command: &'static str,
+    started_at: String,
+    inputs: &'a [SourceFile],
+    skipped: &'a [Skipped],
+    renamed_ids: &'a [Renamed],
+    warnings: &'a [String],
+    timings_seconds: Vec<(String, f64)>,
+    /// Peak resident memory so far at the end of each stage (a measurement, like the timings).
+    peak_rss_mib_after_stage: Vec<(String, f64)>,
+}
+
+impl<'a> Header<'a> {
+    fn new(
+        command: &'static str,
+        corpus: &'a Corpus,
+        started: chrono::DateTime<chrono::Utc>,
+        progress: &Progress,
+        warnings: &'a [String],
+    ) -> Self {
+        Header {
+            tool: "topicmap",
+            version: env!("CARGO_PKG_VERSION"),
+            command,
+            started_at: started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            inputs: &corpus.sources,
+            skipped: &corpus.skipped,
+            renamed_ids: &corpus.renamed,
+            warnings,
+            timings_seconds: progress
+                .stages()
+                .iter()
+                .map(|s| (s.name.clone(), (s.secs * 1000.0).round() / 1000.0))
+                .collect(),
+            peak_rss_mib_after_stage: progress
+                .stages()
+                .iter()
+                .filter_map(|s| Some((s.name.clone(), s.peak_mib?.round())))
+                .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Counts {
+    documents: usize,
+    skipped: usize,
+    vocabulary: usize,
+    features: usize,
+    k: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct TfIdfInfo {
+    min_df_applied: usize,
+    max_df_applied: usize,
+}
+
+/// The rest of a run's `run.json`.
+#[derive(Debug, Serialize)]
+struct Fitted<'a> {
+    settings: &'a Settings,
+    counts: Counts,
+    tfidf: TfIdfInfo,
+    reduction: String,
+    /// k-means restarts applied (the `runs` default depends on the corpus size).
+    kmeans_restarts: usize,
+    k_selection: Option<&'a KSelection>,
+    trend_measure: &'static str,
+}
+
+/// The rest of an assignment's `run.json`.
+#[derive(Debug, Serialize)]
+struct Assigned<'a> {
+    model: String,
+    documents: usize,
+    sizes: &'a [usize],
+}
+
+#[derive(Debug, Serialize)]
+struct RunJson<'a, T> {
+    #[serde(flatten)]
+    header: Header<'a>,
+    #[serde(flatten)]
+    body: T,
+}
+
+/// Writes a run's `run.json` into `dir`.
+pub fn write_run(
+    dir: &Path,
+    settings: &Settings,
+    a: &Analysis,
+    started: chrono::DateTime<chrono::Utc>,
+    progress: &Progress,
+    warnings: &[String],
+) -> Result<(), ExportError> {
+    let (min_df, max_df) = a.tfidf.df_bounds();
+    let n = a.corpus.len();
+    let body = Fitted {
+        settings,
+        counts: Counts {
+            documents: n,
+            skipped: a.corpus.skipped.len(),
+            vocabulary: a.vocabulary,
+            features: a.tfidf.features().len(),
+            k: a.clustering.k(),
+        },
+        tfidf: TfIdfInfo {
+            min_df_applied: min_df,
+            max_df_applied: max_df,
+        },
+        reduction: format!("{} to {} dims", a.reducer.method(), a.reducer.dims()),
+        kmeans_restarts: settings.cluster.runs_for(n),
+        k_selection: a.k_selection.as_ref(),
+        trend_measure: trends::MEASURE,
+    };
+    let header = Header::new("run", &a.corpus, started, progress, warnings);
+    export::write_json(&dir.join("run.json"), &RunJson { header, body })
+}
+
+/// Writes an assignment's `run.json` into `dir`.
+pub fn write_assign(
+    dir: &Path,
+    model: &Path,
+    corpus: &Corpus,
+    sizes: &[usize],
+    started: chrono::DateTime<chrono::Utc>,
+    progress: &Progress,
+    warnings: &[String],
+) -> Result<(), ExportError> {
+    let body = Assigned {
+        model: model.display().to_string(),
+        documents: corpus.len(),
+        sizes,
+    };
+    let header = Header::new("assign", corpus, started, progress, warnings);
+    export::write_json(&dir.join("run.json"), &RunJson { header, body })
+}

@@ -1,0 +1,144 @@
+//! `report.html` and `summary.md`, from an [`Analysis`] and its drawn charts.
+
+use super::charts::DrawnChart;
+use super::{Analysis, PresentError};
+use crate::chart;
+use crate::config::Settings;
+use crate::describe::trends;
+use crate::export;
+use crate::progress::thousands;
+use crate::report::{self, ReportChart, ReportData, ReportDoc, ReportTopic};
+use std::path::Path;
+
+/// Writes `report.html` and `summary.md` into `dir`.
+pub fn write_report(
+    settings: &Settings,
+    a: &Analysis,
+    charts: &[DrawnChart],
+    warnings: &[String],
+    started: chrono::DateTime<chrono::Utc>,
+    dir: &Path,
+) -> Result<(), PresentError> {
+    let data = report_data(settings, a, charts, warnings, started);
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|source| PresentError::Io { path, source })
+    };
+    write("report.html", report::render_html(&data))?;
+    write("summary.md", report::render_markdown(&data))?;
+    Ok(())
+}
+
+fn report_data(
+    settings: &Settings,
+    a: &Analysis,
+    charts: &[DrawnChart],
+    warnings: &[String],
+    started: chrono::DateTime<chrono::Utc>,
+) -> ReportData {
+    let timed_periods = a.trends.periods.len() >= 2;
+    let topics = &a.summary.topics;
+    let corpus = &a.corpus;
+    ReportData {
+        title: settings.title.clone(),
+        corpus: format!(
+            "{} file{}, {} documents{}",
+            corpus.sources.len(),
+            if corpus.sources.len() == 1 { "" } else { "s" },
+            thousands(corpus.len()),
+            if corpus.skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} left out)", corpus.skipped.len())
+            }
+        ),
+        documents: corpus.len(),
+        periods: a.trends.periods.iter().map(|p| p.label.clone()).collect(),
+        k: a.clustering.k(),
+        k_rule: match &a.k_selection {
+            Some(sel) => format!(
+                "automatic, {}..{}: {}",
+                sel.scores[0].k,
+                sel.scores[sel.scores.len() - 1].k,
+                sel.rule
+            ),
+            None => "fixed in the pipeline file".into(),
+        },
+        run_date: started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        settings: vec![
+            ("pipeline".into(), settings.pipeline.display().to_string()),
+            ("seed".into(), settings.cluster.seed.to_string()),
+            (
+                "reduction".into(),
+                format!("{}, {} dims", a.reducer.method(), a.reducer.dims()),
+            ),
+            ("features".into(), thousands(a.tfidf.features().len())),
+            (
+                "min-df / max-df applied".into(),
+                format!("{} / {}", a.tfidf.df_bounds().0, a.tfidf.df_bounds().1),
+            ),
+            (
+                "k-means restarts".into(),
+                settings.cluster.runs_for(corpus.len()).to_string(),
+            ),
+            ("period".into(), settings.trends.period.to_string()),
+        ],
+        topics: topics
+            .iter()
+            .enumerate()
+            .map(|(index, t)| ReportTopic {
+                id: t.id,
+                label: t.label.clone(),
+                size: t.size,
+                share: t.share,
+                terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
+                representatives: t
+                    .representatives
+                    .iter()
+                    .map(|&i| ReportDoc {
+                        id: corpus.documents[i].id.clone(),
+                        title: export::display_title(corpus, i).into_owned(),
+                        snippet: export::snippet(&corpus.documents[i].text, export::SNIPPET_CHARS),
+                    })
+                    .collect(),
+                shares_by_period: if timed_periods {
+                    a.trends.shares[index].clone()
+                } else {
+                    Vec::new()
+                },
+                colour: chart::palette_hex(t.id),
+            })
+            .collect(),
+        charts: charts
+            .iter()
+            .filter_map(|c| {
+                c.svg.as_ref().map(|svg| ReportChart {
+                    name: c.name.into(),
+                    caption: c.caption.clone(),
+                    svg: svg.clone(),
+                })
+            })
+            .collect(),
+        movers: a
+            .trends
+            .by_direction()
+            .into_iter()
+            .map(|m| report::Mover {
+                topic_id: topics[m.topic_id].id,
+                label: topics[m.topic_id].label.clone(),
+                change: m.slope / 100.0,
+            })
+            .collect(),
+        trend_measure: trends::MEASURE.into(),
+        metrics: a.metrics.as_ref().map(|m| {
+            vec![
+                ("V-measure".into(), m.v_measure),
+                ("ARI".into(), m.ari),
+                ("NMI".into(), m.nmi),
+                ("homogeneity".into(), m.homogeneity),
+                ("completeness".into(), m.completeness),
+            ]
+        }),
+        warnings: warnings.to_vec(),
+    }
+}
