@@ -1,6 +1,6 @@
-//! The `topicmap` binary: parse arguments, call the library, map the result to an exit code.
-//! 0 = success, 2 = error (each cause on its own line on stderr). A closed stdout pipe is not an
-//! error (as in ripgrep).
+//! The `topicmap` binary: parse arguments, call the library, map the result to an exit code
+//! (`topicmap::cli::EXIT_CODES`; each cause of an error on its own line on stderr). A closed
+//! stdout pipe is not an error (as in ripgrep).
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -21,7 +21,7 @@ fn main() -> ExitCode {
             for cause in err.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
             }
-            ExitCode::from(2)
+            ExitCode::from(topicmap::cli::exit_code(&err))
         }
     }
 }

@@ -124,6 +124,6 @@ fn a_model_of_another_version_is_refused_clearly() {
         tmp.path().to_str().unwrap(),
         fixture("papers.csv").to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(4), "a data error");
     assert!(stderr(&o).contains("version 7"), "{}", stderr(&o));
 }

@@ -1,20 +1,27 @@
-//! Bad input: each case fails with exit code 2, a message naming the file (and row and column
-//! where that applies), and nothing written to the output folder.
+//! Bad input: each case fails with its class's exit code (3 for the pipeline file, 4 for the
+//! data), a message naming the file (and row and column where that applies), and nothing written
+//! to the output folder.
 
 mod common;
 use common::*;
 use std::fs;
 use std::path::Path;
 
-/// Runs the pipeline and checks the failure contract; returns stderr.
-fn refuse(dir: &Path, pipeline_body: &str, extra: &[&str]) -> String {
+/// Exit code of a configuration error.
+const CONFIG: i32 = 3;
+/// Exit code of a data error.
+const DATA: i32 = 4;
+
+/// Runs the pipeline and checks the failure contract (exit `code`, nothing written); returns
+/// stderr.
+fn refuse(code: i32, dir: &Path, pipeline_body: &str, extra: &[&str]) -> String {
     let p = pipeline(dir, "p.toml", pipeline_body);
     let out = dir.join("out");
     let mut args = vec!["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     let o = run(&args);
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "exit code; stderr: {err}");
+    assert_eq!(o.status.code(), Some(code), "exit code; stderr: {err}");
     assert!(err.starts_with("error: "), "{err}");
     assert!(!out.exists(), "nothing may be written: {err}");
     let leftovers: Vec<_> = fs::read_dir(dir)
@@ -36,7 +43,7 @@ fn list_pipeline(path: &str) -> String {
 #[test]
 fn missing_input_file() {
     let d = tempfile::tempdir().unwrap();
-    let e = refuse(d.path(), &list_pipeline("missing-file.txt"), &[]);
+    let e = refuse(DATA, d.path(), &list_pipeline("missing-file.txt"), &[]);
     assert!(
         e.contains("missing-file.txt") && e.contains("not found"),
         "{e}"
@@ -46,7 +53,7 @@ fn missing_input_file() {
 #[test]
 fn glob_that_matches_nothing() {
     let d = tempfile::tempdir().unwrap();
-    let e = refuse(d.path(), &list_pipeline("lists/*.txt"), &[]);
+    let e = refuse(DATA, d.path(), &list_pipeline("lists/*.txt"), &[]);
     assert!(
         e.contains("lists/*.txt") && e.contains("matched no files"),
         "{e}"
@@ -57,7 +64,7 @@ fn glob_that_matches_nothing() {
 fn empty_file() {
     let d = tempfile::tempdir().unwrap();
     fs::write(d.path().join("empty.txt"), "").unwrap();
-    let e = refuse(d.path(), &list_pipeline("empty.txt"), &[]);
+    let e = refuse(DATA, d.path(), &list_pipeline("empty.txt"), &[]);
     assert!(e.contains("empty.txt") && e.contains("empty"), "{e}");
 }
 
@@ -69,7 +76,7 @@ fn file_that_is_not_utf8() {
         b"Title\n\nna\xefve caf\xe9 text\n",
     )
     .unwrap();
-    let e = refuse(d.path(), &list_pipeline("latin.txt"), &[]);
+    let e = refuse(DATA, d.path(), &list_pipeline("latin.txt"), &[]);
     assert!(
         e.contains("latin.txt")
             && e.contains("UTF-8")
@@ -87,7 +94,7 @@ fn utf16_file() {
         bytes.extend_from_slice(&u.to_le_bytes());
     }
     fs::write(d.path().join("u16.txt"), bytes).unwrap();
-    let e = refuse(d.path(), &list_pipeline("u16.txt"), &[]);
+    let e = refuse(DATA, d.path(), &list_pipeline("u16.txt"), &[]);
     assert!(e.contains("u16.txt") && e.contains("UTF-16"), "{e}");
 }
 
@@ -95,7 +102,7 @@ fn utf16_file() {
 fn directory_given_as_file() {
     let d = tempfile::tempdir().unwrap();
     fs::create_dir(d.path().join("adir.txt")).unwrap();
-    let e = refuse(d.path(), &list_pipeline("adir.txt"), &[]);
+    let e = refuse(DATA, d.path(), &list_pipeline("adir.txt"), &[]);
     assert!(e.contains("adir.txt") && e.contains("directory"), "{e}");
 }
 
@@ -106,7 +113,7 @@ fn missing_column() {
         "name = \"x\"\n[[input]]\npath = {:?}\ntext = [\"title\", \"summary\"]\n[cluster]\nk = 2\n",
         fixture("papers.csv").display().to_string()
     );
-    let e = refuse(d.path(), &body, &[]);
+    let e = refuse(DATA, d.path(), &body, &[]);
     assert!(
         e.contains("papers.csv") && e.contains("\"summary\"") && e.contains("abstract"),
         "{e}"
@@ -122,7 +129,7 @@ fn non_numeric_year_names_row_and_column() {
     )
     .unwrap();
     let body = "name = \"x\"\n[[input]]\npath = \"t.csv\"\ntime = \"year\"\n[cluster]\nk = 1\n";
-    let e = refuse(d.path(), body, &[]);
+    let e = refuse(DATA, d.path(), body, &[]);
     assert!(
         e.contains("t.csv") && e.contains("row 2") && e.contains("\"year\"") && e.contains("soon"),
         "{e}"
@@ -137,7 +144,7 @@ fn all_documents_empty_after_cleaning() {
         "Title\n\nthe and of 2020\n\n$x^2$ \\cite{a}\n",
     )
     .unwrap();
-    let e = refuse(d.path(), &list_pipeline("s.txt"), &[]);
+    let e = refuse(DATA, d.path(), &list_pipeline("s.txt"), &[]);
     assert!(
         e.contains("all documents are empty") && e.contains("s.txt"),
         "{e}"
@@ -155,9 +162,9 @@ fn k_zero_and_k_larger_than_corpus() {
             .display()
             .to_string(),
     );
-    let e = refuse(d.path(), &body, &["--set", "cluster.k=0"]);
+    let e = refuse(CONFIG, d.path(), &body, &["--set", "cluster.k=0"]);
     assert!(e.contains("cluster.k") && e.contains("p.toml"), "{e}");
-    let e = refuse(d.path(), &body, &["--set", "cluster.k=500"]);
+    let e = refuse(DATA, d.path(), &body, &["--set", "cluster.k=500"]);
     assert!(e.contains("500") && e.contains("26"), "{e}");
 }
 
@@ -165,18 +172,21 @@ fn k_zero_and_k_larger_than_corpus() {
 fn unknown_pipeline_key_and_wrong_type_and_bad_name() {
     let d = tempfile::tempdir().unwrap();
     let e = refuse(
+        CONFIG,
         d.path(),
         "name = \"x\"\n[cluster]\nk = 2\nseeed = 3\n[[input]]\npath = \"a.txt\"\n",
         &[],
     );
     assert!(e.contains("seeed") && e.contains("p.toml"), "{e}");
     let e = refuse(
+        CONFIG,
         d.path(),
         "name = \"x\"\n[cluster]\nk = 2\nseed = \"abc\"\n[[input]]\npath = \"a.txt\"\n",
         &[],
     );
     assert!(e.contains("seed") || e.contains("line 4"), "{e}");
     let e = refuse(
+        CONFIG,
         d.path(),
         "name = \"../../x\"\n[[input]]\npath = \"a.txt\"\n",
         &[],
@@ -195,7 +205,7 @@ fn out_folder_with_foreign_files_is_never_replaced() {
     fs::write(out.join("notes.txt"), "keep me").unwrap();
     let p = csv_pipeline(d.path(), "");
     let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(5), "an output error");
     assert!(stderr(&o).contains("not a topicmap report"));
     assert_eq!(
         fs::read_to_string(out.join("notes.txt")).unwrap(),
@@ -223,6 +233,7 @@ fn duplicate_ids_are_renamed_in_skip_mode_and_refused_in_fail_mode() {
         "nothing is lost"
     );
     let e = refuse(
+        DATA,
         d.path(),
         &format!("{body}[output]\non-bad-document = \"fail\"\n"),
         &[],
@@ -240,7 +251,7 @@ fn min_df_larger_than_the_corpus() {
         "name = \"x\"\n[[input]]\npath = {:?}\n[tokenize]\nmin-df = 500\n[cluster]\nk = 2\n",
         fixture("papers.csv").display().to_string()
     );
-    let e = refuse(d.path(), &body, &[]);
+    let e = refuse(DATA, d.path(), &body, &[]);
     assert!(
         e.contains("min-df = 500")
             && e.contains("18 documents")
@@ -258,6 +269,7 @@ fn ragged_csv_rows_are_refused_with_the_file_name() {
     )
     .unwrap();
     let e = refuse(
+        DATA,
         d.path(),
         "name = \"x\"\n[[input]]\npath = \"r.csv\"\n[cluster]\nk = 1\n",
         &[],
@@ -274,6 +286,7 @@ fn unclosed_quote_names_the_line_it_opened_on() {
     )
     .unwrap();
     let e = refuse(
+        DATA,
         d.path(),
         "name = \"x\"\n[[input]]\npath = \"q.csv\"\n[cluster]\nk = 1\n",
         &[],
@@ -293,6 +306,7 @@ fn mixed_date_formats_name_the_odd_row() {
     )
     .unwrap();
     let e = refuse(
+        DATA,
         d.path(),
         "name = \"x\"\n[[input]]\npath = \"m.csv\"\ntime = \"date\"\n[cluster]\nk = 1\n",
         &[],
@@ -310,7 +324,7 @@ fn mixed_date_formats_name_the_odd_row() {
 fn nul_bytes_mean_binary_data() {
     let d = tempfile::tempdir().unwrap();
     fs::write(d.path().join("n.txt"), b"Title\n\nabc\x00def\n").unwrap();
-    let e = refuse(d.path(), &list_pipeline("n.txt"), &[]);
+    let e = refuse(DATA, d.path(), &list_pipeline("n.txt"), &[]);
     assert!(
         e.contains("n.txt") && e.contains("NUL byte at byte 10") && e.contains("line 3"),
         "{e}"
@@ -351,6 +365,7 @@ fn silhouette_sample_out_of_range_is_refused() {
     let p = csv_pipeline(d.path(), "");
     let body = fs::read_to_string(&p).unwrap();
     let e = refuse(
+        CONFIG,
         d.path(),
         &body,
         &["--set", "cluster.silhouette-sample=50000"],
@@ -371,7 +386,7 @@ fn an_output_folder_that_cannot_be_written_is_named() {
     let out = blocker.join("report");
     let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(o.status.code(), Some(5), "{e}");
     assert!(
         e.contains("cannot write to") && e.contains("not-a-folder"),
         "{e}"
@@ -382,7 +397,7 @@ fn an_output_folder_that_cannot_be_written_is_named() {
     let p = csv_pipeline(d.path(), "[output]\ndir = \"/proc/topicmap-unwritable\"\n");
     let o = run(&["run", p.to_str().unwrap()]);
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(o.status.code(), Some(5), "{e}");
     assert!(
         e.contains("cannot write to") && e.contains("/proc/topicmap-unwritable"),
         "{e}"
@@ -427,6 +442,6 @@ fn empty_documents_are_skipped_and_counted_by_their_file_row_or_refused_in_fail_
 
     let f = tempfile::tempdir().unwrap();
     fs::copy(&csv, f.path().join("holes.csv")).unwrap();
-    let e = refuse(f.path(), &body("fail"), &[]);
+    let e = refuse(DATA, f.path(), &body("fail"), &[]);
     assert!(e.contains("holes.csv") && e.contains("row 3"), "{e}");
 }

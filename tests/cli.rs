@@ -271,7 +271,7 @@ fn check_validates_without_writing() {
         "name = \"x\"\nbogus-key = 1\n[[input]]\npath = \"a.txt\"\n",
     );
     let o = run(&["check", bad.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(3), "a configuration error");
     let e = stderr(&o);
     assert!(e.contains("bogus-key") && e.contains("bad.toml"), "{e}");
 }

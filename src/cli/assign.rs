@@ -36,6 +36,6 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
     };
     let outcome = crate::pipeline::assign(&opts)
         .with_context(|| format!("assigning with the model in {}", args.model.display()))?;
-    println!("{}", outcome.dir.display());
+    super::print_line(format_args!("{}", outcome.dir.display()))?;
     Ok(())
 }

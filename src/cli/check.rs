@@ -9,18 +9,18 @@ pub fn check(args: CheckArgs, quiet: bool) -> anyhow::Result<()> {
     let corpus = crate::pipeline::check(&settings, quiet)
         .with_context(|| format!("checking {}", args.pipeline.display()))?;
     for s in &corpus.sources {
-        println!(
+        super::print_line(format_args!(
             "{}\t{}\t{} documents",
             s.path.display(),
             s.format,
             s.documents
-        );
+        ))?;
     }
-    println!(
+    super::print_line(format_args!(
         "ok: {} documents from {} files ({} skipped)",
         corpus.len(),
         corpus.sources.len(),
         corpus.skipped.len()
-    );
+    ))?;
     Ok(())
 }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// topicmap: find the topics in a collection of paper abstracts, and turn them into
 /// spreadsheet-ready CSVs, slide-ready charts and a report.
 #[derive(Debug, Parser)]
-#[command(name = "topicmap", version, about, long_about = None)]
+#[command(name = "topicmap", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Args {
     #[command(subcommand)]
     pub command: Command,
@@ -92,6 +92,40 @@ pub struct CheckArgs {
     pub set: Vec<String>,
 }
 
+/// The exit codes, as `--help` lists them.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  success (also when stdout is a closed pipe)
+  2  usage error, or any error not below
+  3  configuration error: the pipeline file or a --set value (fix the settings)
+  4  data error: an input or model file is missing, unreadable or malformed, or the data does
+     not fit the settings (k or min-df larger than the corpus, every document empty)
+  5  output error: the report folder cannot be written, or another run holds its lock";
+
+/// The exit code for an error (see [`EXIT_CODES`]): the first cause in the chain that belongs
+/// to a class decides.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    use crate::pipeline::PipelineError as P;
+    for cause in err.chain() {
+        if cause.is::<crate::config::ConfigError>() {
+            return 3;
+        }
+        if cause.is::<crate::output::OutputError>() || cause.is::<crate::present::PresentError>() {
+            return 5;
+        }
+        if let Some(p) = cause.downcast_ref::<P>() {
+            return match p {
+                P::Output(_) | P::Present(_) | P::Export(_) => 5,
+                _ => 4,
+            };
+        }
+        if cause.is::<crate::ingest::IngestError>() || cause.is::<crate::model::ModelError>() {
+            return 4;
+        }
+    }
+    2
+}
+
 /// Runs the parsed command.
 pub fn dispatch(args: Args) -> anyhow::Result<()> {
     if let Some(n) = args.threads {
@@ -105,6 +139,16 @@ pub fn dispatch(args: Args) -> anyhow::Result<()> {
         Command::Check(a) => check::check(a, args.quiet),
         Command::Assign(a) => assign::assign(a, args.quiet),
     }
+}
+
+/// Writes one line of data to stdout. A closed pipe (`topicmap check ... | head -1`) comes back
+/// as an error, which `main` turns into a quiet exit 0, as ripgrep does; `println!` would panic.
+fn print_line(line: std::fmt::Arguments<'_>) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(line)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 fn overrides(set: &[String]) -> anyhow::Result<Vec<crate::config::Override>> {

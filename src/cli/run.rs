@@ -21,6 +21,6 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
         }
     }
     // The report's folder is the run's one piece of data: it goes to stdout for scripts.
-    println!("{}", outcome.dir.display());
+    super::print_line(format_args!("{}", outcome.dir.display()))?;
     Ok(())
 }

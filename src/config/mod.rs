@@ -97,12 +97,33 @@ impl Options {
 
 /// toml's messages span several lines with a source excerpt; keep them on one line per cause.
 fn one_line(message: &str) -> String {
+    // The excerpt lines: "|", "2 | bogus = 1", and the "^^^^" marker under it.
+    let excerpt = |l: &str| {
+        let numbered = l
+            .split_once(" |")
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        l.starts_with('|') || numbered || l.chars().all(|c| c == '^' || c == ' ')
+    };
     let lines: Vec<&str> = message
         .lines()
         .map(str::trim)
-        .filter(|l| {
-            !l.is_empty() && !l.starts_with('|') && !l.chars().all(|c| c == '^' || c == ' ')
-        })
+        .filter(|l| !l.is_empty() && !excerpt(l))
         .collect();
     lines.join(": ").replace(": :", ":")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_errors_fit_on_one_line() {
+        let e = toml::from_str::<Options>("name = \"p\"\nbogus = 1\n").unwrap_err();
+        let line = one_line(&e.to_string());
+        assert!(!line.contains('\n') && !line.contains(" | "), "{line}");
+        assert!(
+            line.contains("line 2") && line.contains("unknown field `bogus`"),
+            "{line}"
+        );
+    }
 }

@@ -128,8 +128,9 @@ pub enum ReduceError {
     },
     /// With `cap_dims`, a matrix too small to keep even one dimension.
     #[error(
-        "{method}: the corpus is too small to reduce ({n_rows} documents x {n_cols} terms; at least 2 of each are needed): \
-         add documents, lower tokenize.min-df, or set reduce.method = \"none\""
+        "{method}: the corpus is too small to reduce ({} and {}; at least 2 of each are needed): \
+         add documents, lower tokenize.min-df, or set reduce.method = \"none\"",
+        count(*n_rows, "document"), count(*n_cols, "term")
     )]
     TooSmall {
         /// The method.
@@ -175,6 +176,11 @@ pub enum ReduceError {
     /// The small dense eigendecomposition failed.
     #[error("eigendecomposition failed: {0}")]
     Linalg(String),
+}
+
+/// "1 document", "2 documents".
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Number of LSA power iterations used when [`ReduceParams::n_iter`] is not set, given the

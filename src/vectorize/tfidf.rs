@@ -72,9 +72,9 @@ pub struct TfIdfParams {
 pub enum TfIdfError {
     #[error("min-df = {min} is larger than the corpus ({docs} documents): lower tokenize.min-df")]
     MinDfTooLarge { min: u64, docs: usize },
-    #[error("tokenize.max-df ({max} documents) is below tokenize.min-df ({min} documents) on this corpus: raise max-df or lower min-df")]
-    MaxBelowMin { max: usize, min: usize },
-    #[error("no terms are left after min-df = {min_df} and max-df = {max_df} on {docs} documents: lower min-df or raise max-df")]
+    #[error("on {docs} document(s), tokenize.max-df keeps terms found in at most {max} and tokenize.min-df asks for at least {min}: raise max-df (1.0 keeps every term), lower min-df, or add documents")]
+    MaxBelowMin { max: usize, min: usize, docs: usize },
+    #[error("no terms are left after tokenize.min-df = {min_df} and tokenize.max-df = {max_df} on {docs} documents: lower min-df or raise max-df")]
     NoTerms {
         min_df: usize,
         max_df: usize,
@@ -209,6 +209,7 @@ impl TfIdfParams {
             return Err(TfIdfError::MaxBelowMin {
                 max: max_df,
                 min: min_df,
+                docs: n,
             });
         }
         let streams = FeatureStreams::build(tc, self.ngram_range);
