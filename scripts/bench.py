@@ -142,16 +142,16 @@ def main():
     ap.add_argument("--threads", type=int, default=0,
                     help="topicmap --threads N; also OMP/OPENBLAS/MKL_NUM_THREADS=N for sklearn "
                          "(default: all cores)")
-    ap.add_argument("--binary", default=str(DEFAULT_BINARY), help="topicmap binary (default: %(default)s)")
-    ap.add_argument("--baseline", default=str(DEFAULT_BASELINE), help="the peer (default: %(default)s)")
+    ap.add_argument("--binary", default=DEFAULT_BINARY, help="topicmap binary (default: %(default)s)")
+    ap.add_argument("--baseline", default=DEFAULT_BASELINE, help="the peer (default: %(default)s)")
     ap.add_argument("--json", metavar="OUT", help="also write the raw measurements as JSON to OUT")
     a = ap.parse_args()
     if a.repeats < 1:
         die("--repeats must be at least 1")
 
     a.pipeline = resolve_arg_path(a.pipeline)
-    a.binary = Path(a.binary).resolve()
-    a.baseline = Path(a.baseline).resolve()
+    a.binary = resolve_arg_path(a.binary)
+    a.baseline = resolve_arg_path(a.baseline)
     need_file(TIME, "GNU time (apt-get install time)")
     need_file(a.binary, "topicmap binary (build it with cargo build --release)")
     need_file(a.baseline, "scikit-learn peer", shared=True)

@@ -115,13 +115,13 @@ def main():
                     help="the peer's --seed values (default: the same as --seeds)")
     ap.add_argument("--limit", type=int, default=0, help="first N documents only (after the filter), for quick checks")
     ap.add_argument("--threads", type=int, default=0, help="topicmap --threads N (default: all cores)")
-    ap.add_argument("--binary", default=str(DEFAULT_BINARY), help="topicmap binary (default: %(default)s)")
-    ap.add_argument("--baseline", default=str(DEFAULT_BASELINE), help="the peer (default: %(default)s)")
+    ap.add_argument("--binary", default=DEFAULT_BINARY, help="topicmap binary (default: %(default)s)")
+    ap.add_argument("--baseline", default=DEFAULT_BASELINE, help="the peer (default: %(default)s)")
     ap.add_argument("--json", metavar="OUT", help="also write every per-seed score as JSON to OUT")
     a = ap.parse_args()
     sk_seeds = a.sklearn_seeds if a.sklearn_seeds is not None else a.seeds
-    a.binary = Path(a.binary).resolve()
-    a.baseline = Path(a.baseline).resolve()
+    a.binary = resolve_arg_path(a.binary)
+    a.baseline = resolve_arg_path(a.baseline)
     need_file(a.binary, "topicmap binary (build it with cargo build --release)")
     need_file(a.baseline, "scikit-learn peer", shared=True)
     pipelines = [read_pipeline(resolve_arg_path(p)) for p in a.pipelines]  # check all before running

@@ -11,8 +11,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent          # the checkout (scripts/..)
 SHARED = ROOT.parent / "shared"                        # ../shared beside the checkout
-DEFAULT_BINARY = ROOT / "target" / "release" / "topicmap"
-DEFAULT_BASELINE = SHARED / "bench" / "sklearn_baseline.py"
+# Defaults are written relative to the checkout (see resolve_arg_path), so --help shows the same
+# text on every machine.
+DEFAULT_BINARY = "target/release/topicmap"
+DEFAULT_BASELINE = "../shared/bench/sklearn_baseline.py"
 
 
 def die(msg):
@@ -32,7 +34,8 @@ def need_file(path, what, shared=False):
 
 
 def resolve_arg_path(p):
-    """A path given on the command line: as given (relative to the cwd), else relative to the repo root."""
+    """A path given on the command line (or a default): as given (relative to the cwd) when it
+    exists there, else relative to the checkout."""
     p = Path(p)
     if p.is_absolute() or p.exists():
         return p.resolve()

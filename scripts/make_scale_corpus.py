@@ -68,9 +68,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent          # the checkout (scripts/..)
 SHARED = ROOT.parent / "shared"                        # ../shared beside the checkout
-DEFAULT_SOURCE = SHARED / "corpora" / "arxiv" / "arxiv_daily_2025_2026.csv"
-DEFAULT_BINARY = ROOT / "target" / "release" / "topicmap"
-DEFAULT_PIPELINE = ROOT / "pipelines" / "arxiv-scale.toml"
+# Defaults relative to the checkout (see in_repo), so --help reads the same on every machine.
+DEFAULT_SOURCE = "../shared/corpora/arxiv/arxiv_daily_2025_2026.csv"
+DEFAULT_BINARY = "target/release/topicmap"
+DEFAULT_PIPELINE = "pipelines/arxiv-scale.toml"
 DEFAULT_DIR = Path("/tmp/topicmap-scale")
 TIME = "/usr/bin/time"
 HEADER = ["id", "listing_date", "year", "primary_category", "title", "abstract"]
@@ -160,8 +161,17 @@ def inside(path, root):
         return False
 
 
+def in_repo(p):
+    """A path from the command line (or a default): relative to the cwd when it exists there,
+    else relative to the checkout."""
+    p = Path(p)
+    if p.is_absolute() or p.exists():
+        return p.resolve()
+    return (ROOT / p).resolve()
+
+
 def make(a):
-    source = Path(a.source).resolve()
+    source = in_repo(a.source)
     if not source.is_file():
         die(f"source corpus not found: {source}. The shared corpora live in ../shared/corpora/, "
             f"which must sit beside the checkout ({SHARED}).")
@@ -236,8 +246,8 @@ def slope(xs, ys):
 
 
 def scaling(a):
-    binary = Path(a.binary).resolve()
-    pipeline = Path(a.pipeline).resolve()
+    binary = in_repo(a.binary)
+    pipeline = in_repo(a.pipeline)
     for path, what in ((TIME, "GNU time (apt-get install time)"),
                        (binary, "topicmap binary (build it with cargo build --release)"),
                        (pipeline, "pipeline file")):
@@ -312,14 +322,14 @@ def main():
     g.add_argument("--n", type=int, help="number of documents to write")
     g.add_argument("--seed", type=int, default=42, help="random seed (default: %(default)s)")
     g.add_argument("--out", help="output CSV, outside the git work tree")
-    g.add_argument("--source", default=str(DEFAULT_SOURCE), help="the real arXiv CSV (default: %(default)s)")
+    g.add_argument("--source", default=DEFAULT_SOURCE, help="the real arXiv CSV (default: %(default)s)")
     s = ap.add_argument_group("--scaling mode")
     s.add_argument("--scaling", action="store_true", help="time topicmap on the corpora instead of making one")
     s.add_argument("--sizes", default="10k,100k,300k,1M",
                    help="sizes to run, files DIR/arxiv_scale_SIZE.csv (default: %(default)s)")
     s.add_argument("--dir", default=str(DEFAULT_DIR), help="where the corpora are (default: %(default)s)")
-    s.add_argument("--binary", default=str(DEFAULT_BINARY), help="topicmap binary (default: %(default)s)")
-    s.add_argument("--pipeline", default=str(DEFAULT_PIPELINE), help="pipeline (default: %(default)s)")
+    s.add_argument("--binary", default=DEFAULT_BINARY, help="topicmap binary (default: %(default)s)")
+    s.add_argument("--pipeline", default=DEFAULT_PIPELINE, help="pipeline (default: %(default)s)")
     s.add_argument("--k", type=int, default=50, help="cluster.k (default: %(default)s)")
     s.add_argument("--threads", type=int, default=0, help="topicmap --threads N (default: all cores)")
     s.add_argument("--json", metavar="OUT", help="also write the raw measurements as JSON to OUT")

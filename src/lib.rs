@@ -4,11 +4,13 @@
 //!
 //! ```text
 //! ingest -> clean -> tokenize -> vectorize -> reduce -> cluster -> describe -> evaluate
-//!        -> export (CSV, JSON) / chart (PNG, SVG)
+//!        -> export (CSV, JSON) / chart (PNG, SVG) / report (HTML)
 //! ```
 //!
-//! [`config`] turns a pipeline file into validated settings, [`output`] makes report folders
-//! appear whole, and [`cli`] is the command line.
+//! Each stage owns its parameters; [`config`] turns a pipeline file into [`config::Settings`],
+//! which holds every stage's checked parameters. [`pipeline`] wires the stages, [`present`]
+//! turns the analysis into the report's files, [`output`] makes report folders appear whole, and
+//! [`cli`] is the command line.
 
 pub mod chart;
 pub mod clean;

@@ -27,10 +27,9 @@ fn main() -> ExitCode {
 }
 
 /// glibc gives each thread that allocates its own heap ("arena"), and memory freed in one arena is
-/// never reused by another. The stages allocate on rayon's threads and free on others, so on a
-/// 75k-abstract run the arenas held about 80 MiB of dead memory at the peak. One shared arena
-/// removes that and, with two cores, costs no measurable time. `MALLOC_ARENA_MAX`, when set,
-/// still wins.
+/// never reused by another. The stages allocate on rayon's threads and free on others, so the
+/// arenas held dead memory at the peak. One shared arena removes that and, with two cores,
+/// costs no measurable time. `MALLOC_ARENA_MAX`, when set, still wins.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn limit_malloc_arenas() {
     if std::env::var_os("MALLOC_ARENA_MAX").is_none() {

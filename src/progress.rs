@@ -192,14 +192,14 @@ fn cpu_seconds() -> Option<f64> {
 
 /// Stages after which the heap is not trimmed: they free little (their large arrays are mapped
 /// and unmapped on their own), and a trim walks thousands of small free blocks with one
-/// `madvise` each, whose pages the next stage then faults back in. Skipping these saves about
-/// 40 ms on arXiv 75k at the same peak; trimming after describe or tfidf still matters (without
-/// it the peak grows by 40 MiB).
+/// `madvise` each, whose pages the next stage then faults back in. The stages that free much
+/// (tfidf, describe among them) still trim: without it their freed memory stays in the peak.
+/// The measurements are in the README ("What remains at the peak").
 const KEEPS_HEAP: [&str; 5] = ["reduce", "cluster", "trends", "evaluate", "report"];
 
 /// Hands memory freed by a stage back to the system. glibc keeps freed blocks inside its heap,
 /// where the next stage's large arrays (which are mapped separately) cannot use them; the
-/// tokenizer frees most of the corpus's text, so without this the peak carried ~100 MiB of dead
+/// tokenizer frees most of the corpus's text, which would otherwise stay in the peak as dead
 /// heap. Costs a few milliseconds per stage.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn release_free_memory() {

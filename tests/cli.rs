@@ -210,8 +210,8 @@ fn parquet_input_is_read_through_polars() {
     ParquetWriter::new(fs::File::create(&pq).unwrap())
         .finish(&mut df)
         .unwrap();
-    let body = format!("name = \"pq\"\n[[input]]\npath = \"papers.parquet\"\nid = \"id\"\ntime = \"year\"\nlabel = \"label\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\n");
-    let p = pipeline(tmp.path(), "pq.toml", &body);
+    let body = "name = \"pq\"\n[[input]]\npath = \"papers.parquet\"\nid = \"id\"\ntime = \"year\"\nlabel = \"label\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\n";
+    let p = pipeline(tmp.path(), "pq.toml", body);
     let out = tmp.path().join("out");
     let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));

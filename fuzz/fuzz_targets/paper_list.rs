@@ -17,16 +17,17 @@ use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 use std::sync::OnceLock;
 use topicmap::config::options::InputOptions;
-use topicmap::config::{InputSettings, Options, Settings};
+use topicmap::config::{Options, Settings};
 use topicmap::ingest::paper_list::parse;
+use topicmap::ingest::InputSpec;
 
 const STEM: &str = "003_fuzz";
 const LIMIT: usize = 3;
 
 /// The input settings a pipeline gets for `[[input]] path = "003_fuzz.txt"`, through the same
 /// `Settings::resolve` that fills in every default.
-fn input() -> &'static InputSettings {
-    static INPUT: OnceLock<InputSettings> = OnceLock::new();
+fn input() -> &'static InputSpec {
+    static INPUT: OnceLock<InputSpec> = OnceLock::new();
     INPUT.get_or_init(|| {
         let options = Options {
             input: vec![InputOptions {
@@ -92,7 +93,7 @@ fuzz_target!(|data: &[u8]| {
     }
 
     // `limit` truncates, `batch` renames, nothing else changes.
-    let limited_settings = InputSettings {
+    let limited_settings = InputSpec {
         limit: Some(LIMIT),
         batch: Some("b".into()),
         ..input.clone()

@@ -19,13 +19,14 @@ use std::path::Path;
 use std::sync::OnceLock;
 use topicmap::clean::Cleaner;
 use topicmap::config::options::InputOptions;
-use topicmap::config::{Options, Settings, StopWordList, TokenizeSettings};
+use topicmap::config::{Options, Settings};
 use topicmap::tokenize::{
-    stop_words, Analyzer, RemoveNumbers, StopWordFilter, TokenizedCorpus, WordSegmenter,
+    stop_words, Analyzer, RemoveNumbers, StopWordFilter, StopWordList, TokenizedCorpus,
+    TokenizerParams, WordSegmenter,
 };
 
 struct Fixture {
-    settings: TokenizeSettings,
+    settings: TokenizerParams,
     analyzer: Analyzer,
     stop: StopWordFilter,
 }
@@ -47,7 +48,7 @@ fn fixture() -> &'static Fixture {
         let settings = Settings::resolve(options, Path::new("fuzz.toml"))
             .expect("default settings resolve")
             .tokenize;
-        // The same list `Analyzer::from_settings` marks with.
+        // The same list `Analyzer::new` marks with.
         let mut words: Vec<&str> = match settings.stop_words {
             StopWordList::English => stop_words::ENGLISH
                 .iter()
@@ -59,7 +60,7 @@ fn fixture() -> &'static Fixture {
         };
         words.extend(settings.extra_stop_words.iter().map(String::as_str));
         Fixture {
-            analyzer: Analyzer::from_settings(&settings),
+            analyzer: Analyzer::new(&settings),
             stop: StopWordFilter::mark(words),
             settings,
         }

@@ -5,9 +5,9 @@
 //! that differ in rarer words. A few passes of spherical k-means (Dhillon and Modha, 2001) in the
 //! full TF-IDF space, started from the k-means topics, sharpen them: each topic becomes the
 //! normalised mean of its documents' TF-IDF rows, and each document moves to the topic of highest
-//! cosine similarity. On 20 Newsgroups this raises V-measure by about 0.02 and ARI by about 0.05
-//! (see the README's benchmark). The pipeline skips it above the mini-batch threshold, where its
-//! passes over every TF-IDF entry cost more than they give.
+//! cosine similarity (its gain is measured in the README's quality benchmark). The cluster stage
+//! skips it above the mini-batch threshold, where its passes over every TF-IDF entry cost more
+//! than they give.
 //!
 //! Every pass is deterministic whatever the thread count: a topic's mean is summed by one thread,
 //! in document order, and a document's similarities are summed in its row order. The passes end

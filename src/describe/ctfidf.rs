@@ -191,6 +191,9 @@ pub fn topic_terms(
         .collect()
 }
 
+/// A counted phrase being ranked: weight, surface word ids, stems, absorbed stems.
+type Ranked = (f64, [u32; 3], Vec<u32>, Vec<u32>);
+
 struct Phrase {
     text: String,
     weight: f64,
@@ -346,7 +349,7 @@ fn find_phrases(
     for key in &wanted {
         let parts = key.iter().filter(|&&p| p != u64::MAX);
         let seed = |p: &u64| seed_index[(p & 0xFF_FFFF_FFFF) as usize];
-        let (Some(first), Some(last)) = (parts.clone().next(), parts.last()) else {
+        let (Some(first), Some(last)) = (parts.clone().next(), parts.clone().next_back()) else {
             continue;
         };
         let bit = pair(seed(first), seed(last));
@@ -394,7 +397,7 @@ fn find_phrases(
         .enumerate()
         .map(|(c, table)| {
             // (weight, surface, stems, absorbs)
-            let mut ranked: Vec<(f64, [u32; 3], Vec<u32>, Vec<u32>)> = table
+            let mut ranked: Vec<Ranked> = table
                 .into_iter()
                 .map(|(key, (count, variants))| {
                     let surface = variants

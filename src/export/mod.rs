@@ -317,8 +317,8 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Exp
 }
 
 /// Writes a value as compact JSON, streamed: for the model, whose millions of numbers would
-/// each take a line of their own in pretty JSON (arXiv 75k: 37 MB pretty, 23 MB compact, and
-/// less time to write and to read back on the next run).
+/// each take a line of their own in pretty JSON (a larger file, slower to write and to read
+/// back on the next run).
 pub fn write_json_compact<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), ExportError> {
     write_json_as(path, value, false)
 }

@@ -404,9 +404,8 @@ impl std::ops::Deref for FileBytes {
 }
 
 /// As [`read_checked`], but maps the file instead of copying it: the checksum, the checks and
-/// polars read the page cache directly (arXiv, 110 MB: 50 ms of copying and page faults
-/// saved, and no private copy in memory). Falls back to reading when the file cannot be mapped
-/// (a pipe, a special file).
+/// polars read the page cache directly (no copy, no private pages in memory). Falls back to
+/// reading when the file cannot be mapped (a pipe, a special file).
 pub fn map_checked(path: &Path) -> Result<FileBytes, IngestError> {
     let meta = std::fs::metadata(path).map_err(|_| IngestError::NotFound(path.to_path_buf()))?;
     if meta.is_dir() {
@@ -423,8 +422,7 @@ pub fn map_checked(path: &Path) -> Result<FileBytes, IngestError> {
         if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
             // The whole file is read soon (checked, hashed, parsed): ask the kernel to read it
             // ahead now, in large requests, instead of one page fault at a time when the file
-            // is not in the page cache (1 GB from a cold cache: ingest 3.9 -> 2.9 s; reading the
-            // file into memory took 3.3 s).
+            // is not in the page cache.
             let _ = map.advise(memmap2::Advice::WillNeed);
             return Ok(FileBytes::Mapped(map));
         }

@@ -262,9 +262,9 @@ fn split_header(head: &str, sep: char) -> Vec<String> {
 }
 
 /// A text column's cells by row number. polars' own `get(i)` finds the row's chunk by walking
-/// the chunks from the front, and a large CSV is parsed into thousands of chunks: at a million
-/// rows that walk made building the documents take 3.6 s (0.1 s at 75,000 rows). Here the
-/// chunk is found by binary search over the chunks' first rows.
+/// the chunks from the front, and a large CSV is parsed into thousands of chunks, so reading
+/// every row that way grows with rows x chunks. Here the chunk is found by binary search over
+/// the chunks' first rows.
 struct Cells {
     chunks: Vec<<StringType as PolarsDataType>::Array>,
     /// First row of each chunk, ascending.

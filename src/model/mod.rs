@@ -12,6 +12,7 @@
 //! `term_centroids`; version 1 files (without them) are still read. A file of another format or
 //! version is refused with a message saying which versions this build reads.
 
+use crate::cluster::Clustering;
 use crate::describe::matching::{PreviousTopics, TopicFingerprint};
 use crate::reduce::Reducer;
 use crate::tokenize::TokenizerParams;
@@ -108,27 +109,34 @@ pub enum ModelError {
     },
 }
 
+/// What a model keeps of the pipeline besides the fit: its name, title and tokenizer.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelMeta<'a> {
+    pub name: &'a str,
+    pub title: &'a str,
+    pub tokenizer: &'a TokenizerParams,
+}
+
 impl SavedModel {
-    /// Collects what a fit learned.
+    /// Collects what a fit learned: the vocabulary and IDF, the reduction, the topics'
+    /// centroids (and term-space centroids when refined), the topics and the next fresh id.
     pub fn new(
-        name: &str,
-        title: &str,
-        tokenize: &TokenizerParams,
+        meta: ModelMeta<'_>,
         tfidf: &TfIdf,
         reducer: &Reducer,
-        centroids: &Array2<f32>,
-        term_centroids: Option<&Array2<f32>>,
+        clustering: &Clustering,
         topics: Vec<SavedTopic>,
         next_id: usize,
     ) -> SavedModel {
+        let (centroids, term_centroids) = (clustering.centroids(), clustering.term_centroids());
         let (ngram_range, sublinear_tf, smooth_idf, norm) = tfidf.params().weighting();
         SavedModel {
             format: FORMAT.into(),
             version: VERSION,
             tool_version: env!("CARGO_PKG_VERSION").into(),
-            name: name.into(),
-            title: title.into(),
-            tokenize: tokenize.clone(),
+            name: meta.name.into(),
+            title: meta.title.into(),
+            tokenize: meta.tokenizer.clone(),
             ngram_range,
             sublinear_tf,
             smooth_idf,

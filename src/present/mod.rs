@@ -50,7 +50,7 @@ pub fn write_all(
     warnings: &mut Vec<String>,
     progress: &mut Progress,
 ) -> Result<(), PresentError> {
-    let meta = tables::ModelMeta {
+    let meta = crate::model::ModelMeta {
         name: &settings.name,
         title: &settings.title,
         tokenizer: &settings.tokenize,

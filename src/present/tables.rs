@@ -3,8 +3,7 @@
 
 use super::{Analysis, PresentError};
 use crate::export;
-use crate::model::{self, SavedModel, SavedTopic};
-use crate::tokenize::TokenizerParams;
+use crate::model::{self, ModelMeta, SavedModel, SavedTopic};
 use std::path::Path;
 
 /// Writes the CSV tables and `metrics.json` into `dir`.
@@ -31,14 +30,6 @@ pub fn write_tables(a: &Analysis, dir: &Path) -> Result<(), PresentError> {
     Ok(())
 }
 
-/// What the model keeps of the pipeline besides the fit: its name, title and tokenizer.
-#[derive(Debug, Clone, Copy)]
-pub struct ModelMeta<'a> {
-    pub name: &'a str,
-    pub title: &'a str,
-    pub tokenizer: &'a TokenizerParams,
-}
-
 /// Writes `model.json` (see [`crate::model`]).
 pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), PresentError> {
     let topics = a
@@ -54,17 +45,7 @@ pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), 
             terms: f.clone(),
         })
         .collect();
-    let saved = SavedModel::new(
-        meta.name,
-        meta.title,
-        meta.tokenizer,
-        &a.tfidf,
-        &a.reducer,
-        a.clustering.centroids(),
-        a.clustering.term_centroids(),
-        topics,
-        a.next_id,
-    );
+    let saved = SavedModel::new(meta, &a.tfidf, &a.reducer, &a.clustering, topics, a.next_id);
     export::write_json_compact(&dir.join(model::FILE), &saved)?;
     Ok(())
 }

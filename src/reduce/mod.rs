@@ -15,16 +15,14 @@
 //! as [`Reducer::transform`], so re-assigning the training documents reproduces the fit bit for
 //! bit, whatever the number of threads.
 //!
-//! Large inputs: every pass of a sparse product over a million abstracts costs seconds (it
-//! gathers ~100 random 440-byte rows per document, which is memory-bound: 5-9 s per pass on
-//! one core of the development machine), and the randomized SVD needs `2 n_iter + 2` of them.
-//! So by default LSA is *fitted* on a seeded random sample of at most
-//! [`DEFAULT_MAX_FIT_ROWS`] = 100,000 documents ([`ReduceParams::max_fit_rows`]), and then
-//! *all* documents are projected with [`Reducer::transform`] (one pass). On a synthetic
-//! 1M x 60k TF-IDF matrix with 50 topics, the 50-dimensional topic subspace fitted on 100,000
-//! documents matches the one fitted on all documents to a mean squared principal-angle cosine
-//! of 0.999. Up to that size, the fit uses every row, exactly like scikit-learn's
-//! `TruncatedSVD`. The number of power iterations defaults to 5 (scikit-learn's default) and
+//! Large inputs: every pass of a sparse product over a million abstracts is slow (it gathers
+//! ~100 random rows of the dense operand per document, which is memory-bound), and the
+//! randomized SVD needs `2 n_iter + 2` of them. So by default LSA is *fitted* on a seeded
+//! random sample of at most [`DEFAULT_MAX_FIT_ROWS`] = 100,000 documents
+//! ([`ReduceParams::max_fit_rows`]), and then *all* documents are projected with
+//! [`Reducer::transform`] (one pass): the topic subspace of a sample that large matches the
+//! full one (measured in the README's scaling section). Up to that size, the fit uses every
+//! row, exactly like scikit-learn's `TruncatedSVD`. The number of power iterations defaults to 5 (scikit-learn's default) and
 //! drops to 3 when more than [`AUTO_N_ITER_SMALL_ROWS`] = 50,000 rows are fitted, see
 //! [`auto_n_iter`].
 
@@ -187,11 +185,8 @@ fn count(n: usize, what: &str) -> String {
 /// number of fitted rows: 5 (as scikit-learn's `TruncatedSVD`) up to
 /// [`AUTO_N_ITER_SMALL_ROWS`] rows, else 3. Each iteration is two memory-bound passes over the
 /// sparse matrix; the top singular values converge within a couple of iterations, only the
-/// weakest of the `dims` components keep moving. On arXiv (74,728 abstracts, 16k features)
-/// the 20th singular value is within 0.2% of its limit after 3 iterations while the 100th is
-/// still 4% short after 8, and clustering does not notice: V-measure over seeds 0, 1, 2 and 42
-/// averaged 0.244 with 3, 4 and 5 iterations alike (spread 0.23-0.26 from the seed), while
-/// the stage took 0.5 s less with 3.
+/// weakest of the `dims` components keep moving, and clustering does not notice them (the
+/// measurement is in the README's speed section).
 pub fn auto_n_iter(n_rows: usize) -> usize {
     if n_rows <= AUTO_N_ITER_SMALL_ROWS {
         5

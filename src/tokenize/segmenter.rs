@@ -2,7 +2,7 @@
 //! keeping the segments that hold a letter or digit (what `unicode-segmentation`'s
 //! `unicode_words` yields).
 //!
-//! Most abstracts are pure ASCII (98% of the arXiv corpus after cleaning), and for ASCII text the
+//! Most abstracts are pure ASCII after cleaning, and for ASCII text the
 //! rules come down to: a word is a run of letters, digits and `_`, in which one `.`, `'` or `:`
 //! between two letters, or one `.`, `'`, `,` or `;` between two digits, does not break the run
 //! ("e.g", "don't", "3.14", "1,000"). [`AsciiWords`] scans for exactly those runs and skips the
