@@ -149,13 +149,16 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
         v * self.scale
     }
 
+    /// A drawing error. The canvas is generic over the backend, whose error type need not be
+    /// `'static`, so the error is kept by its message; writing the file (`present`) keeps the
+    /// backend's own error.
     fn err<E: std::error::Error + Send + Sync>(
         &self,
         e: plotters::drawing::DrawingAreaErrorKind<E>,
     ) -> ChartError {
         ChartError::Draw {
             path: self.path.to_path_buf(),
-            message: e.to_string(),
+            source: e.to_string().into(),
         }
     }
 

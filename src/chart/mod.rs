@@ -161,7 +161,8 @@ pub enum ChartError {
         expected: usize,
         found: usize,
     },
-    /// The embedded fonts could not be loaded (a build problem).
+    /// The embedded fonts could not be loaded (a build problem). The reason is kept as text:
+    /// the fonts are loaded once per process and the outcome cached, for every chart.
     #[error("could not load the embedded chart fonts: {0}")]
     Font(String),
     /// The output directory could not be created.
@@ -172,8 +173,12 @@ pub enum ChartError {
         source: std::io::Error,
     },
     /// plotters failed to draw or write a file.
-    #[error("could not draw or write {path}: {message}")]
-    Draw { path: PathBuf, message: String },
+    #[error("could not draw or write {path}")]
+    Draw {
+        path: PathBuf,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// A chart ready to draw on any plotters backend.
@@ -199,9 +204,9 @@ pub(crate) fn render(
     let png = dir.join(format!("{name}.png"));
     let svg = dir.join(format!("{name}.svg"));
     let size = (style.width, style.height);
-    let draw_err = |path: &Path, e: String| ChartError::Draw {
+    let draw_err = |path: &Path, e: Box<dyn std::error::Error + Send + Sync>| ChartError::Draw {
         path: path.to_path_buf(),
-        message: e,
+        source: e,
     };
 
     let warnings = {
@@ -209,14 +214,14 @@ pub(crate) fn render(
         let mut c = Canvas::new(&root, fonts, false, &png, style.scale);
         chart.draw(&mut c)?;
         let w = c.into_warnings();
-        root.present().map_err(|e| draw_err(&png, e.to_string()))?;
+        root.present().map_err(|e| draw_err(&png, Box::new(e)))?;
         w
     };
     {
         let root = SVGBackend::new(&svg, size).into_drawing_area();
         let mut c = Canvas::new(&root, fonts, true, &svg, style.scale);
         chart.draw(&mut c)?;
-        root.present().map_err(|e| draw_err(&svg, e.to_string()))?;
+        root.present().map_err(|e| draw_err(&svg, Box::new(e)))?;
     }
     Ok(ChartOutcome::Written { png, svg, warnings })
 }

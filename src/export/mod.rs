@@ -11,19 +11,35 @@ use crate::describe::TopicSummary;
 use crate::ingest::Corpus;
 use polars::prelude::*;
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Export failures, naming the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    #[error("cannot write {path}: {message}")]
-    Write { path: String, message: String },
+    #[error("cannot write {path}")]
+    Table {
+        path: PathBuf,
+        #[source]
+        source: PolarsError,
+    },
+    #[error("cannot write {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}")]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 fn werr(path: &Path) -> impl Fn(PolarsError) -> ExportError + '_ {
-    move |e| ExportError::Write {
-        path: path.display().to_string(),
-        message: e.to_string(),
+    move |source| ExportError::Table {
+        path: path.to_path_buf(),
+        source,
     }
 }
 
@@ -329,20 +345,24 @@ fn write_json_as<T: serde::Serialize>(
     pretty: bool,
 ) -> Result<(), ExportError> {
     use std::io::Write;
-    let err = |message: String| ExportError::Write {
-        path: path.display().to_string(),
-        message,
+    let io = |source| ExportError::Io {
+        path: path.to_path_buf(),
+        source,
     };
-    let file = std::fs::File::create(path).map_err(|e| err(e.to_string()))?;
+    let json = |source| ExportError::Json {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(io)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
     if pretty {
-        serde_json::to_writer_pretty(&mut out, value).map_err(|e| err(e.to_string()))?;
+        serde_json::to_writer_pretty(&mut out, value).map_err(json)?;
     } else {
-        serde_json::to_writer(&mut out, value).map_err(|e| err(e.to_string()))?;
+        serde_json::to_writer(&mut out, value).map_err(json)?;
     }
-    out.write_all(b"\n").map_err(|e| err(e.to_string()))?;
+    out.write_all(b"\n").map_err(io)?;
     out.into_inner()
-        .map_err(|e| err(e.to_string()))?
+        .map_err(|e| io(e.into_error()))?
         .sync_all()
-        .map_err(|e| err(e.to_string()))
+        .map_err(io)
 }

@@ -10,7 +10,16 @@
 pub struct LintError {
     pub row: usize,
     pub line: usize,
-    pub message: String,
+    pub problem: Problem,
+}
+
+/// The two structural breakages.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    #[error("{fields} fields where the header has {header}")]
+    FieldCount { fields: usize, header: usize },
+    #[error("a quoted field (column {column}) opened on line {line} is never closed")]
+    UnclosedQuote { column: usize, line: usize },
 }
 
 /// Checks `text` with the given separator.
@@ -39,7 +48,7 @@ pub fn lint(text: &str, sep: u8) -> Result<(), LintError> {
             Some(h) if h != fields => Err(LintError {
                 row: record,
                 line: record_line,
-                message: format!("{fields} fields where the header has {h}"),
+                problem: Problem::FieldCount { fields, header: h },
             }),
             Some(_) => Ok(()),
         }
@@ -55,9 +64,10 @@ pub fn lint(text: &str, sep: u8) -> Result<(), LintError> {
                     return Err(LintError {
                         row: record,
                         line: start_line,
-                        message: format!(
-                            "a quoted field (column {fields}) opened on line {start_line} is never closed"
-                        ),
+                        problem: Problem::UnclosedQuote {
+                            column: fields,
+                            line: start_line,
+                        },
                     });
                 };
                 line += lines_in(&bytes[i..i + off]);
@@ -130,7 +140,7 @@ mod tests {
                     Some(h) if h != fields => Err(LintError {
                         row: record,
                         line: record_line,
-                        message: format!("{fields} fields where the header has {h}"),
+                        problem: Problem::FieldCount { fields, header: h },
                     }),
                     Some(_) => Ok(()),
                 }
@@ -146,9 +156,10 @@ mod tests {
                             return Err(LintError {
                                 row: record,
                                 line: start_line,
-                                message: format!(
-                                    "a quoted field (column {fields}) opened on line {start_line} is never closed"
-                                ),
+                                problem: Problem::UnclosedQuote {
+                                    column: fields,
+                                    line: start_line,
+                                },
                             })
                         }
                         Some(b'"') if bytes.get(i + 1) == Some(&b'"') => i += 2,
@@ -211,17 +222,17 @@ mod tests {
     fn unclosed_quote_names_its_line() {
         let e = lint("id,abstract\na,\"graph networks\nb,graph models\n", b',').unwrap_err();
         assert_eq!((e.row, e.line), (1, 2));
-        assert!(
-            e.message.contains("never closed") && e.message.contains("column 2"),
-            "{}",
-            e.message
-        );
+        assert_eq!(e.problem, Problem::UnclosedQuote { column: 2, line: 2 });
+        assert!(e.problem.to_string().contains("never closed"));
     }
 
     #[test]
     fn ragged_rows_name_row_and_line() {
         let e = lint("id,abstract\na,\"multi\nline\"\nb,graph,extra\n", b',').unwrap_err();
         assert_eq!((e.row, e.line), (2, 4));
-        assert!(e.message.contains("3 fields where the header has 2"));
+        assert_eq!(
+            e.problem.to_string(),
+            "3 fields where the header has 2"
+        );
     }
 }

@@ -16,7 +16,7 @@ pub use input::{FilterSpec, InputFormat, InputSpec, OnBadDocument};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-pub use time::{PeriodUnit, TimeValue};
+pub use time::{PeriodUnit, TimeError, TimeValue};
 
 /// One document, as read from its input.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,6 +155,17 @@ impl Corpus {
     }
 }
 
+/// Why a row of an input cannot become a document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DocProblem {
+    #[error("empty text in column(s) {}", .columns.join(", "))]
+    EmptyText { columns: Vec<String> },
+    #[error("empty time in column {column:?}")]
+    EmptyTime { column: String },
+    #[error("duplicate id {id:?} (first seen in document {first})")]
+    DuplicateId { id: String, first: usize },
+}
+
 /// Ingest errors: each names the file, and the row and column where that applies.
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
@@ -162,8 +173,8 @@ pub enum IngestError {
     NotFound(PathBuf),
     #[error("input {0}: the glob matched no files")]
     NoMatch(String),
-    #[error("input {0}: bad glob pattern: {1}")]
-    BadGlob(String, String),
+    #[error("input {0}: bad glob pattern")]
+    BadGlob(String, #[source] glob::PatternError),
     #[error("input {0}: is a directory, not a file")]
     IsDirectory(PathBuf),
     #[error("input {path}: cannot read: {source}")]
@@ -191,33 +202,45 @@ pub enum IngestError {
     },
     #[error("input {0}: cannot tell the format from the extension; set format = \"paper-list\" | \"csv\" | \"tsv\" | \"parquet\" | \"json\" | \"ndjson\"")]
     UnknownFormat(PathBuf),
-    #[error("input {path}: {message}")]
-    Table { path: PathBuf, message: String },
+    #[error("input {path}: cannot parse the table: {source}")]
+    Table {
+        path: PathBuf,
+        source: table::PolarsMessage,
+    },
+    #[error("input {path}: no text columns set and none of title+abstract, abstract or text exist (columns: {available}); set text = [\"...\"]")]
+    NoTextColumns { path: PathBuf, available: String },
+    #[error("input {path}: column {column:?} cannot be read as text")]
+    ColumnType {
+        path: PathBuf,
+        column: String,
+        #[source]
+        source: table::PolarsMessage,
+    },
     #[error("input {path}: column {column:?} not found (columns: {available})")]
     MissingColumn {
         path: PathBuf,
         column: String,
         available: String,
     },
-    #[error("input {path}: row {row}, column {column:?}: {message}")]
+    #[error("input {path}: row {row}, column {column:?}: {problem}")]
     BadCell {
         path: PathBuf,
         row: usize,
         column: String,
-        message: String,
+        problem: TimeError,
     },
-    #[error("input {path}: row {row} (line {line}): {message}")]
+    #[error("input {path}: row {row} (line {line}): {problem}")]
     Malformed {
         path: PathBuf,
         row: usize,
         line: usize,
-        message: String,
+        problem: csv_lint::Problem,
     },
     #[error("input {path}: row {row}: {reason} (on-bad-document = \"fail\")")]
     BadDocument {
         path: PathBuf,
         row: usize,
-        reason: String,
+        reason: DocProblem,
     },
     #[error("input {path}: no documents (the file has a title line but nothing after it)")]
     NoDocuments { path: PathBuf },
@@ -264,7 +287,7 @@ pub fn ingest(inputs: &[InputSpec], on_bad: OnBadDocument) -> Result<Corpus, Ing
                             path: path.clone(),
                             row: e.row,
                             line: e.line,
-                            message: e.message,
+                            problem: e.problem,
                         })?;
                     }
                     Ok(())
@@ -324,7 +347,10 @@ fn dedupe_ids(
                 return Err(IngestError::BadDocument {
                     path: path.to_path_buf(),
                     row,
-                    reason: format!("duplicate id {id:?} (first seen in document {})", first + 1),
+                    reason: DocProblem::DuplicateId {
+                        id,
+                        first: first + 1,
+                    },
                 });
             }
             let mut n = 2;
@@ -360,7 +386,7 @@ pub fn expand(input: &InputSpec) -> Result<Vec<PathBuf>, IngestError> {
         };
     }
     let mut paths: Vec<PathBuf> = glob::glob(&text)
-        .map_err(|e| IngestError::BadGlob(input.pattern.clone(), e.to_string()))?
+        .map_err(|e| IngestError::BadGlob(input.pattern.clone(), e))?
         .filter_map(Result::ok)
         .filter(|p| p.is_file())
         .collect();

@@ -5,7 +5,7 @@
 //! strings column by column. The pipeline's `text` columns are joined with a space, in order.
 //! Rows are numbered from 1, header excluded, in every message.
 
-use super::{file_stem, Document, IngestError, Skipped, TimeValue};
+use super::{file_stem, DocProblem, Document, IngestError, Skipped, TimeValue};
 use super::{InputFormat, InputSpec, OnBadDocument};
 use polars::prelude::*;
 use std::io::Cursor;
@@ -33,16 +33,13 @@ pub fn read(
             column: name.to_string(),
             available: names.join(", "),
         })?;
-        let col = col
-            .cast(&DataType::String)
-            .map_err(|e| IngestError::Table {
-                path: path.to_path_buf(),
-                message: format!("column {name:?} cannot be read as text: {e}"),
-            })?;
-        Ok(Cells::new(col.str().map_err(|e| IngestError::Table {
+        let not_text = |e| IngestError::ColumnType {
             path: path.to_path_buf(),
-            message: e.to_string(),
-        })?))
+            column: name.to_string(),
+            source: PolarsMessage(e),
+        };
+        let col = col.cast(&DataType::String).map_err(not_text)?;
+        Ok(Cells::new(col.str().map_err(not_text)?))
     };
     let texts = text_cols
         .iter()
@@ -80,7 +77,7 @@ pub fn read(
         if input.limit.is_some_and(|l| docs.len() >= l) {
             break;
         }
-        let mut bad = |reason: String| -> Result<(), IngestError> {
+        let mut bad = |reason: DocProblem| -> Result<(), IngestError> {
             match on_bad {
                 OnBadDocument::Fail => Err(IngestError::BadDocument {
                     path: path.to_path_buf(),
@@ -91,30 +88,34 @@ pub fn read(
                     skipped.push(Skipped {
                         file: path.to_path_buf(),
                         row,
-                        reason,
+                        reason: reason.to_string(),
                     });
                     Ok(())
                 }
             }
         };
         if texts.iter().all(|c| cell(c, i).is_none()) {
-            bad(format!("empty text in column(s) {}", text_cols.join(", ")))?;
+            bad(DocProblem::EmptyText {
+                columns: text_cols.clone(),
+            })?;
             continue;
         }
         let time = match (&times, input.time.as_deref()) {
             (Some(col), Some(name)) => match cell(col, i) {
                 None => {
-                    bad(format!("empty time in column {name:?}"))?;
+                    bad(DocProblem::EmptyTime {
+                        column: name.to_string(),
+                    })?;
                     continue;
                 }
                 Some(raw) => match TimeValue::parse(raw) {
                     Ok(t) => Some((raw.to_string(), t)),
-                    Err(message) => {
+                    Err(problem) => {
                         return Err(IngestError::BadCell {
                             path: path.to_path_buf(),
                             row,
                             column: name.to_string(),
-                            message,
+                            problem,
                         })
                     }
                 },
@@ -171,12 +172,9 @@ fn text_columns(
         None if has("abstract") => vec!["abstract".into()],
         None if has("text") => vec!["text".into()],
         None => {
-            return Err(IngestError::Table {
+            return Err(IngestError::NoTextColumns {
                 path: path.to_path_buf(),
-                message: format!(
-                    "no text columns set and none of title+abstract, abstract or text exist (columns: {}); set text = [\"...\"]",
-                    names.join(", ")
-                ),
+                available: names.join(", "),
             })
         }
     })
@@ -295,7 +293,7 @@ impl Cells {
 pub fn load_frame(path: &Path, format: InputFormat, raw: &[u8]) -> Result<DataFrame, IngestError> {
     let err = |e: PolarsError| IngestError::Table {
         path: path.to_path_buf(),
-        message: describe_polars_error(&e),
+        source: PolarsMessage(e),
     };
     let cursor = Cursor::new(raw);
     match format {
@@ -326,16 +324,24 @@ pub fn load_frame(path: &Path, format: InputFormat, raw: &[u8]) -> Result<DataFr
     }
 }
 
-/// polars' messages can span lines; keep the first meaningful one.
-fn describe_polars_error(e: &PolarsError) -> String {
-    let s = e.to_string();
-    let first = s
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    format!("cannot parse the table: {first}")
+/// A polars error, shown by its first meaningful line (polars' messages can span several, which
+/// would break the one-cause-per-line error output).
+#[derive(Debug)]
+pub struct PolarsMessage(pub PolarsError);
+
+impl std::fmt::Display for PolarsMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.0.to_string();
+        let first = s
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim();
+        f.write_str(first)
+    }
 }
+
+impl std::error::Error for PolarsMessage {}
 
 #[cfg(test)]
 mod tests {

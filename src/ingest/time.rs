@@ -40,6 +40,22 @@ impl fmt::Display for PeriodUnit {
     }
 }
 
+/// Why a cell is not a time value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeError {
+    #[error("empty time value")]
+    Empty,
+    #[error("{0:?} is not a year or an ISO date (expected e.g. 2018 or 2025-03-14)")]
+    NotATime(String),
+    #[error("{raw:?} is not a date on the calendar ({year}-{month:02} has no day {day})")]
+    NotOnCalendar {
+        raw: String,
+        year: i32,
+        month: u32,
+        day: u32,
+    },
+}
+
 /// A parsed time value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TimeValue {
@@ -50,12 +66,11 @@ pub struct TimeValue {
 
 impl TimeValue {
     /// Parses a cell. The error says what was expected.
-    pub fn parse(raw: &str) -> Result<TimeValue, String> {
+    pub fn parse(raw: &str) -> Result<TimeValue, TimeError> {
         let s = raw.trim();
-        let bad =
-            || format!("{s:?} is not a year or an ISO date (expected e.g. 2018 or 2025-03-14)");
+        let bad = || TimeError::NotATime(s.to_string());
         if s.is_empty() {
-            return Err("empty time value".into());
+            return Err(TimeError::Empty);
         }
         // A year, possibly written as a float by a spreadsheet or pandas.
         let year_part = s.strip_suffix(".0").unwrap_or(s);
@@ -80,9 +95,12 @@ impl TimeValue {
         if parts.len() == 3 {
             let day = num(parts[2], 31).ok_or_else(bad)?;
             if chrono::NaiveDate::from_ymd_opt(year, month, day).is_none() {
-                return Err(format!(
-                    "{s:?} is not a date on the calendar ({year}-{month:02} has no day {day})"
-                ));
+                return Err(TimeError::NotOnCalendar {
+                    raw: s.to_string(),
+                    year,
+                    month,
+                    day,
+                });
             }
         }
         check_year(year, Some(month as u8)).ok_or_else(bad)

@@ -12,16 +12,18 @@
 //! nothing about how a stage works.
 
 mod assign;
+mod error;
 mod fit;
 mod prepare;
 mod run_info;
 
 pub use assign::{default_root as default_assign_root, AssignOptions, Assignment};
+pub use error::PipelineError;
 pub use prepare::{LeftOut, Prepared};
 
 use crate::config::Settings;
 use crate::export;
-use crate::ingest::{self, Corpus};
+use crate::ingest::Corpus;
 use crate::model::SavedModel;
 use crate::output::{Destination, Staging};
 use crate::progress::Progress;
@@ -42,59 +44,6 @@ pub struct RunOutcome {
     pub documents: usize,
     pub k: usize,
     pub warnings: Vec<String>,
-}
-
-/// Any stage's failure, with its cause kept as the error's source.
-#[derive(Debug, thiserror::Error)]
-pub enum PipelineError {
-    #[error(transparent)]
-    Ingest(#[from] ingest::IngestError),
-    #[error("{}", bad_documents(*count, *all, id, file, *row, why))]
-    BadDocuments {
-        count: usize,
-        /// Every document of the corpus is unusable (an error in any mode).
-        all: bool,
-        /// The first unusable document.
-        id: String,
-        file: PathBuf,
-        row: usize,
-        why: LeftOut,
-    },
-    #[error(transparent)]
-    TfIdf(#[from] crate::vectorize::TfIdfError),
-    #[error(transparent)]
-    Reduce(#[from] crate::reduce::ReduceError),
-    #[error(transparent)]
-    Cluster(#[from] crate::cluster::ClusterError),
-    #[error(transparent)]
-    Evaluate(#[from] crate::evaluate::metrics::MetricsError),
-    #[error(transparent)]
-    Present(#[from] crate::present::PresentError),
-    #[error(transparent)]
-    Export(#[from] export::ExportError),
-    #[error(transparent)]
-    Output(#[from] crate::output::OutputError),
-    #[error(transparent)]
-    Model(#[from] crate::model::ModelError),
-}
-
-fn bad_documents(
-    count: usize,
-    all: bool,
-    id: &str,
-    file: &std::path::Path,
-    row: usize,
-    why: &LeftOut,
-) -> String {
-    let what = match (all, why) {
-        (true, LeftOut::NoWords) => "all documents are empty".to_string(),
-        (true, _) => "no document can be used".to_string(),
-        (false, _) => format!("{count} documents cannot be used (on-bad-document = \"fail\")"),
-    };
-    format!(
-        "{what}: first is {id} in {} row {row}: {why}",
-        file.display()
-    )
 }
 
 /// Runs the whole pipeline and writes the report.

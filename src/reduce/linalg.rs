@@ -127,7 +127,7 @@ pub(crate) fn eigh_desc(g: &Array2<f64>) -> Result<(Vec<f64>, Array2<f64>), Redu
     if !g.iter().all(|v| v.is_finite()) {
         return Err(ReduceError::NonFinite);
     }
-    let (vals, vecs) = g.eigh().map_err(|e| ReduceError::Linalg(e.to_string()))?;
+    let (vals, vecs) = g.eigh().map_err(ReduceError::from)?;
     let mut order: Vec<usize> = (0..vals.len()).collect();
     // Stable sort on a total order: ties keep eigh's (deterministic) order.
     order.sort_by(|&i, &j| vals[j].total_cmp(&vals[i]));

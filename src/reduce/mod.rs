@@ -172,8 +172,33 @@ pub enum ReduceError {
     #[error("reduction produced non-finite values: the matrix values are too large")]
     NonFinite,
     /// The small dense eigendecomposition failed.
-    #[error("eigendecomposition failed: {0}")]
-    Linalg(String),
+    #[error("eigendecomposition failed")]
+    Linalg(#[source] LinalgFailure),
+}
+
+/// A linfa-linalg error, shared so that [`ReduceError`] stays `Clone` and comparable (two
+/// failures are equal when they say the same).
+#[derive(Debug, Clone)]
+pub struct LinalgFailure(pub std::sync::Arc<linfa_linalg::LinalgError>);
+
+impl fmt::Display for LinalgFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for LinalgFailure {}
+
+impl PartialEq for LinalgFailure {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl From<linfa_linalg::LinalgError> for ReduceError {
+    fn from(e: linfa_linalg::LinalgError) -> Self {
+        ReduceError::Linalg(LinalgFailure(std::sync::Arc::new(e)))
+    }
 }
 
 /// "1 document", "2 documents".
