@@ -757,7 +757,7 @@ fn render_many(dir: &Path, st: &ChartStyle) -> Vec<ChartOutcome> {
             "{}, {} and {}",
             words[i % words.len()],
             words[(i * 7 + 3) % words.len()],
-            if i % 3 == 0 {
+            if i.is_multiple_of(3) {
                 "a rather long descriptive tail"
             } else {
                 "models"

@@ -191,7 +191,7 @@ impl Chart for TimeChart {
         let every = ((pw / slot).ceil() as usize).max(1);
         let max_label = (slot * every as f32 - c.px(20.0)).max(0.0);
         for (i, p) in self.periods.iter().enumerate() {
-            if (n - 1 - i) % every != 0 {
+            if !(n - 1 - i).is_multiple_of(every) {
                 continue;
             }
             let x = px(i);

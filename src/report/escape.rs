@@ -154,7 +154,7 @@ impl fmt::Display for Count {
         let digits = self.0.to_string();
         let n = digits.len();
         for (i, d) in digits.chars().enumerate() {
-            if i > 0 && (n - i) % 3 == 0 {
+            if i > 0 && (n - i).is_multiple_of(3) {
                 f.write_str(",")?;
             }
             write!(f, "{d}")?;
