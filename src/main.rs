@@ -17,11 +17,10 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {err}");
-            for cause in err.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
-            }
-            ExitCode::from(topicmap::cli::exit_code(&err))
+            let code = topicmap::cli::exit_code(&err);
+            let causes: Vec<String> = err.chain().skip(1).map(|c| c.to_string()).collect();
+            topicmap::progress::error(&err.to_string(), &causes, code);
+            ExitCode::from(code)
         }
     }
 }

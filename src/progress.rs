@@ -2,7 +2,9 @@
 //!
 //! Each stage prints one line when it ends (`tokenize  74,728 docs  1.23 s`) so logs of scheduled
 //! runs show where time went; long loops also get an indicatif bar when stderr is a terminal.
-//! `--quiet` silences both. Nothing here writes to stdout, which is kept for data.
+//! `--quiet` silences both (warnings still show). With `--log-format json` every line is one
+//! JSON object instead (`{"event":"stage",...}`, `{"event":"warning",...}`), for log shippers
+//! and schedulers. Nothing here writes to stdout, which is kept for data.
 //!
 //! Each line also shows the process's peak memory so far (Linux `VmHWM`), so the stage that
 //! raises the peak is the first line where the figure jumps. `TOPICMAP_DEBUG_RSS=1` adds the
@@ -10,7 +12,72 @@
 //! CPU seconds the stage used (all threads), which shows the stages that leave cores idle.
 
 use std::io::IsTerminal;
+use std::sync::OnceLock;
 use std::time::Instant;
+
+/// How log lines are written on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LogFormat {
+    // Aligned lines for people (the default).
+    #[default]
+    Text,
+    // One JSON object per line: `stage`, `warning`, `info`, `done` and `error` events.
+    Json,
+}
+
+static FORMAT: OnceLock<LogFormat> = OnceLock::new();
+
+/// Sets the log format for the whole process (the CLI does this once, at start).
+pub fn set_log_format(format: LogFormat) {
+    let _ = FORMAT.set(format);
+}
+
+/// The process's log format.
+pub fn log_format() -> LogFormat {
+    FORMAT.get().copied().unwrap_or_default()
+}
+
+/// Writes one JSON event line on stderr.
+fn json_event(value: serde_json::Value) {
+    eprintln!("{value}");
+}
+
+/// A warning on stderr (always shown, even with `--quiet`).
+pub fn warn(message: &str) {
+    match log_format() {
+        LogFormat::Text => eprintln!("warning: {message}"),
+        LogFormat::Json => json_event(serde_json::json!({"event": "warning", "message": message})),
+    }
+}
+
+/// An informational line on stderr (`report output/x/latest`), unless `quiet`.
+pub fn info(quiet: bool, message: &str) {
+    if quiet {
+        return;
+    }
+    match log_format() {
+        LogFormat::Text => eprintln!("{message}"),
+        LogFormat::Json => json_event(serde_json::json!({"event": "info", "message": message})),
+    }
+}
+
+/// An error and its causes on stderr, with the exit code it ends the process with.
+pub fn error(message: &str, causes: &[String], exit_code: u8) {
+    match log_format() {
+        LogFormat::Text => {
+            eprintln!("error: {message}");
+            for cause in causes {
+                eprintln!("  caused by: {cause}");
+            }
+        }
+        LogFormat::Json => json_event(serde_json::json!({
+            "event": "error",
+            "message": message,
+            "causes": causes,
+            "exit_code": exit_code,
+        })),
+    }
+}
 
 /// Stage reporter and timing log.
 #[derive(Debug)]
@@ -33,7 +100,7 @@ impl Progress {
     pub fn new(quiet: bool) -> Self {
         Progress {
             quiet,
-            tty: std::io::stderr().is_terminal(),
+            tty: std::io::stderr().is_terminal() && log_format() == LogFormat::Text,
             stages: Vec::new(),
         }
     }
@@ -93,6 +160,11 @@ impl Progress {
         Ok((a?, b?))
     }
 
+    /// Records a stage that ran on a thread of its own (`detail` is `None` when it failed).
+    pub fn finished(&mut self, name: &str, secs: f64, detail: Option<String>) {
+        self.record(name, secs, None, detail);
+    }
+
     /// A spinner for stage `name` on a terminal, else a hidden bar.
     fn bar(&self, name: &str) -> indicatif::ProgressBar {
         if self.quiet || !self.tty {
@@ -114,6 +186,19 @@ impl Progress {
             peak_mib: peak,
         });
         let Some(detail) = detail else { return };
+        if log_format() == LogFormat::Json {
+            if !self.quiet {
+                json_event(serde_json::json!({
+                    "event": "stage",
+                    "stage": name,
+                    "detail": detail,
+                    "seconds": (secs * 1000.0).round() / 1000.0,
+                    "peak_mib": peak.map(f64::round),
+                    "cpu_seconds": cpu.map(|c| (c * 1000.0).round() / 1000.0),
+                }));
+            }
+            return;
+        }
         let mut mem = peak
             .map(|m| format!("  {m:>6.0} MiB peak"))
             .unwrap_or_default();
@@ -133,14 +218,34 @@ impl Progress {
 
     /// A line on stderr, unless quiet.
     pub fn note(&self, line: &str) {
-        if !self.quiet {
+        if log_format() == LogFormat::Text && !self.quiet {
             eprintln!("{line}");
         }
     }
 
+    /// The run's report folder (a line, or a JSON `done` event), unless quiet.
+    pub fn done(&self, what: &str, dir: &std::path::Path) {
+        if self.quiet {
+            return;
+        }
+        match log_format() {
+            LogFormat::Text => eprintln!("{what:<9} {}", dir.display()),
+            LogFormat::Json => json_event(serde_json::json!({
+                "event": "done",
+                "command": what,
+                "folder": dir.display().to_string(),
+            })),
+        }
+    }
+
+    /// An informational event (a line, or a JSON `info` event), unless quiet.
+    pub fn info(&self, message: &str) {
+        info(self.quiet, message);
+    }
+
     /// A warning on stderr (always shown).
     pub fn warn(&self, line: &str) {
-        eprintln!("warning: {line}");
+        warn(line);
     }
 
     /// The stages finished so far, in order.

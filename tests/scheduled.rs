@@ -1,5 +1,6 @@
-//! Scheduled operation (issue 6): stable topic ids across refits (matched topics keep their ids,
-//! new ones get fresh ids, vanished ones are listed in drift.csv) and runs killed mid-way.
+//! Scheduled operation: stable topic ids across refits (matched topics keep their ids, new ones
+//! get fresh ids, vanished ones are listed in drift.csv), runs killed mid-way, JSON logs,
+//! machine-independent paths in the outputs, and shell completions.
 
 mod common;
 use common::*;
@@ -123,5 +124,110 @@ fn a_killed_run_leaves_the_previous_report_intact() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn json_logs_are_one_object_per_line_with_every_stage_and_the_error_class() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = csv_pipeline(tmp.path(), "");
+    let out = tmp.path().join("out");
+    let o = bin()
+        .args(["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .args(["--log-format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let events: Vec<serde_json::Value> = stderr(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
+        .collect();
+    let stages: Vec<&str> = events
+        .iter()
+        .filter(|e| e["event"] == "stage")
+        .map(|e| e["stage"].as_str().unwrap())
+        .collect();
+    for s in [
+        "ingest", "tokenize", "cluster", "describe", "export", "report", "workbook",
+    ] {
+        assert!(stages.contains(&s), "no {s} stage in {stages:?}");
+    }
+    assert!(events
+        .iter()
+        .all(|e| e["event"] != "stage" || e["seconds"].is_number()));
+    let done = events
+        .iter()
+        .find(|e| e["event"] == "done")
+        .expect("a done event");
+    assert_eq!(done["folder"].as_str().unwrap(), out.display().to_string());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        out.display().to_string(),
+        "stdout keeps the report folder alone"
+    );
+
+    // A data error: one error event, with the same exit code the process returns.
+    let bad = pipeline(
+        tmp.path(),
+        "bad.toml",
+        "name = \"b\"\n[[input]]\npath = \"nowhere.csv\"\n",
+    );
+    let o = bin()
+        .args(["run", bad.to_str().unwrap(), "--log-format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(4));
+    let last: serde_json::Value = serde_json::from_str(stderr(&o).lines().last().unwrap()).unwrap();
+    assert_eq!(last["event"], "error");
+    assert_eq!(last["exit_code"], 4);
+    assert!(
+        last["causes"][0].as_str().unwrap().contains("nowhere.csv"),
+        "{last}"
+    );
+}
+
+#[test]
+fn outputs_name_inputs_as_the_pipeline_writes_them_never_by_absolute_path() {
+    // The pipeline is given by its absolute path, as a scheduler would.
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::copy(fixture("papers.csv"), data.join("papers.csv")).unwrap();
+    let p = pipeline(
+        tmp.path(),
+        "p.toml",
+        "name = \"p\"\n[[input]]\npath = \"data/*.csv\"\nid = \"id\"\ntime = \"year\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\n[output]\ndir = \"out\"\n",
+    );
+    let out = tmp.path().join("exact");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (h, rows) = read_csv(&out.join("documents.csv"));
+    assert!(column(&h, &rows, "source")
+        .iter()
+        .all(|s| *s == "data/papers.csv"));
+    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    let here = tmp.path().display().to_string();
+    assert!(
+        !run_json.contains(&here),
+        "run.json holds a machine path: {run_json}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&run_json).unwrap();
+    assert_eq!(v["inputs"][0]["path"], "data/papers.csv");
+    assert_eq!(v["settings"]["pipeline"], "p.toml");
+    assert_eq!(v["settings"]["output"]["dir"], "out");
+}
+
+#[test]
+fn completion_scripts_name_the_commands() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = bin().args(["completions", shell]).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let script = String::from_utf8(o.stdout).unwrap();
+        assert!(
+            script.contains("topicmap")
+                && script.contains("assign")
+                && script.contains("log-format"),
+            "{shell}: {script:.200}"
+        );
     }
 }

@@ -11,7 +11,7 @@ pub fn check(args: CheckArgs, quiet: bool) -> anyhow::Result<()> {
     for s in &corpus.sources {
         super::print_line(format_args!(
             "{}\t{}\t{} documents",
-            s.path.display(),
+            s.location.display(),
             s.format,
             s.documents
         ))?;

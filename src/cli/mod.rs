@@ -3,8 +3,10 @@
 
 mod assign;
 mod check;
+mod completions;
 mod run;
 
+use crate::progress::LogFormat;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -21,6 +23,10 @@ pub struct Args {
     /// Worker threads (default: all cores). Results are the same for any value.
     #[arg(long, global = true, value_name = "N")]
     pub threads: Option<usize>,
+    /// How progress, warnings and errors are written on stderr: text, or json (one JSON object
+    /// per line: stage, warning, info, done and error events, for schedulers and log collectors).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 }
 
 #[derive(Debug, Subcommand)]
@@ -31,6 +37,15 @@ pub enum Command {
     Check(CheckArgs),
     /// Place new documents into the topics of a saved run (its model.json), without refitting.
     Assign(AssignArgs),
+    /// Print a shell completion script, e.g. `topicmap completions bash > ~/.local/share/bash-completion/completions/topicmap`.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, elvish, fish, powershell or zsh.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, clap::Args)]
@@ -128,6 +143,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 
 /// Runs the parsed command.
 pub fn dispatch(args: Args) -> anyhow::Result<()> {
+    crate::progress::set_log_format(args.log_format);
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
@@ -138,6 +154,7 @@ pub fn dispatch(args: Args) -> anyhow::Result<()> {
         Command::Run(a) => run::run(a, args.quiet),
         Command::Check(a) => check::check(a, args.quiet),
         Command::Assign(a) => assign::assign(a, args.quiet),
+        Command::Completions(a) => completions::completions(a),
     }
 }
 

@@ -15,9 +15,7 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
         .with_context(|| format!("running {}", args.pipeline.display()))?;
     if let (Some(keep), true) = (args.keep, history) {
         for old in crate::output::prune(&settings.output.dir, keep)? {
-            if !quiet {
-                eprintln!("removed old run {}", old.display());
-            }
+            crate::progress::info(quiet, &format!("removed old run {}", old.display()));
         }
     }
     // The report's folder is the run's one piece of data: it goes to stdout for scripts.

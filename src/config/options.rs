@@ -153,4 +153,6 @@ pub struct OutputOptions {
     pub on_bad_document: Option<String>,
     /// The run whose topic ids to keep (a report folder or its model.json), or "none".
     pub previous: Option<String>,
+    /// Table formats: any of "csv", "xlsx", "parquet".
+    pub formats: Option<Vec<String>>,
 }

@@ -10,6 +10,7 @@ use super::options::{InputOptions, KOption, Options};
 use crate::chart::{ChartError, ChartStyle};
 use crate::cluster::{self, ClusterError, ClusterParams, KChoice};
 use crate::describe::{DescribeParams, DescribeParamsError};
+use crate::export::OutputFormat;
 use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUnit};
 use crate::reduce::{self, ReduceError, ReduceMethod, ReduceParams};
 use crate::tokenize::{StopWordList, TokenizerParams, TokenizerParamsError};
@@ -17,10 +18,12 @@ use crate::vectorize::{Norm, TfIdfError, TfIdfParams};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// The validated pipeline.
+/// The validated pipeline. Serialized (into `run.json`) without any path of the machine that
+/// ran it: the pipeline by its file name, inputs and folders as the file writes them.
 #[derive(Debug, Clone, Serialize)]
 pub struct Settings {
     /// The pipeline file these settings came from.
+    #[serde(serialize_with = "file_name")]
     pub pipeline: PathBuf,
     pub name: String,
     pub title: String,
@@ -55,12 +58,22 @@ pub struct ChartsSettings {
 #[derive(Debug, Clone, Serialize)]
 pub struct OutputSettings {
     /// The pipeline's output root (default `output/<name>` under the current folder).
+    #[serde(skip)]
     pub dir: PathBuf,
+    /// The same as the pipeline file writes it (or the default).
+    #[serde(rename = "dir")]
+    pub dir_as_written: String,
     /// Default `skip` (counted and reported).
     pub on_bad_document: OnBadDocument,
     /// The run whose topic ids are kept. Default: `dir/latest`, when it exists. `None` when the
     /// pipeline says `previous = "none"`.
+    #[serde(skip)]
     pub previous: Option<PathBuf>,
+    /// `[output] previous` as the pipeline file writes it, when it does.
+    #[serde(rename = "previous", skip_serializing_if = "Option::is_none")]
+    pub previous_as_written: Option<String>,
+    /// The formats the tables are written in (default csv and xlsx).
+    pub formats: Vec<OutputFormat>,
 }
 
 /// What is wrong with a pipeline's values. Messages name the key as the file writes it.
@@ -78,6 +91,8 @@ pub enum SettingsError {
         value: String,
         expected: &'static str,
     },
+    #[error("output.formats must name at least one of csv, xlsx or parquet")]
+    NoFormats,
     #[error("input[{0}].text must name at least one column")]
     NoTextColumns(usize),
     #[error("input[{0}]: text, id, time and label name table columns; a paper-list has none")]
@@ -289,7 +304,8 @@ impl Settings {
         };
 
         let out = o.output.unwrap_or_default();
-        let dir = match out.dir {
+        let dir_as_written = out.dir.clone().unwrap_or_else(|| format!("output/{name}"));
+        let dir = match &out.dir {
             Some(d) => normalize(&base.join(d)),
             None => PathBuf::from("output").join(&name),
         };
@@ -300,6 +316,28 @@ impl Settings {
             OnBadDocument::from_name,
             "skip or fail",
         )?;
+        let formats = match out.formats {
+            None => OutputFormat::DEFAULT.to_vec(),
+            Some(names) => {
+                let mut formats: Vec<OutputFormat> = Vec::new();
+                for name in names {
+                    let f = choice(
+                        "output.formats",
+                        Some(name),
+                        OutputFormat::Csv,
+                        OutputFormat::from_name,
+                        OutputFormat::NAMES,
+                    )?;
+                    if !formats.contains(&f) {
+                        formats.push(f);
+                    }
+                }
+                if formats.is_empty() {
+                    return Err(SettingsError::NoFormats);
+                }
+                formats
+            }
+        };
         Ok(Settings {
             pipeline: pipeline.to_path_buf(),
             name,
@@ -313,6 +351,8 @@ impl Settings {
             trends,
             charts,
             output: OutputSettings {
+                previous_as_written: out.previous.clone(),
+                dir_as_written,
                 previous: match out.previous.as_deref() {
                     Some("none") => None,
                     Some(p) => Some(normalize(&base.join(p))),
@@ -320,9 +360,16 @@ impl Settings {
                 },
                 dir,
                 on_bad_document,
+                formats,
             },
         })
     }
+}
+
+/// Serializes a path by its file name alone.
+fn file_name<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    let name = path.file_name().unwrap_or(path.as_os_str());
+    s.serialize_str(&name.to_string_lossy())
 }
 
 /// Removes `.` and `name/..` pairs without touching the file system, so messages and printed

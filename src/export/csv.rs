@@ -17,28 +17,32 @@ pub fn spreadsheet_safe(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// A text column, with every cell made spreadsheet-safe (built in place: no `String` per cell).
-pub fn text_column<S: AsRef<str>>(name: &str, values: impl IntoIterator<Item = S>) -> Column {
-    opt_text_column(name, values.into_iter().map(Some))
-}
-
-/// An optional text column (empty cells for `None`).
-pub fn opt_text_column<S: AsRef<str>>(
-    name: &str,
-    values: impl IntoIterator<Item = Option<S>>,
-) -> Column {
-    let values = values.into_iter();
-    let mut b = StringChunkedBuilder::new(name.into(), values.size_hint().0);
-    for v in values {
-        b.append_option(v.as_ref().map(|s| spreadsheet_safe(s.as_ref())));
+/// The text columns of `df` with the formula guard applied. Only a column that holds a cell
+/// needing the guard is rebuilt; the others are shared with `df`, not copied.
+fn guarded(df: &DataFrame) -> Result<DataFrame, PolarsError> {
+    let mut columns = Vec::with_capacity(df.width());
+    for col in df.columns() {
+        let Ok(text) = col.str() else {
+            columns.push(col.clone());
+            continue;
+        };
+        let needs = |s: &str| matches!(spreadsheet_safe(s), Cow::Owned(_));
+        if !text.iter().flatten().any(needs) {
+            columns.push(col.clone());
+            continue;
+        }
+        let mut b = StringChunkedBuilder::new(col.name().clone(), text.len());
+        for v in text.iter() {
+            b.append_option(v.map(spreadsheet_safe));
+        }
+        columns.push(b.finish().into_column());
     }
-    b.finish().into_column()
+    DataFrame::new(df.height(), columns)
 }
 
-/// Writes a frame as a spreadsheet-friendly CSV.
-pub fn write_csv(path: &Path, columns: Vec<Column>) -> Result<(), PolarsError> {
-    let height = columns.first().map_or(0, |c| c.len());
-    let mut df = DataFrame::new(height, columns)?;
+/// Writes a frame as a spreadsheet-friendly CSV (every text cell guarded).
+pub fn write_csv(path: &Path, df: &DataFrame) -> Result<(), PolarsError> {
+    let mut df = guarded(df)?;
     let mut file = std::fs::File::create(path)?;
     CsvWriter::new(&mut file)
         .include_bom(true)
@@ -80,7 +84,7 @@ mod tests {
         fn written_cells_read_back_equal(cells in proptest::collection::vec("\\PC{0,40}|[,\"\n =+@-]{0,6}", 1..12)) {
             let dir = tempfile::tempdir().unwrap();
             let p = dir.path().join("p.csv");
-            write_csv(&p, vec![text_column("t", &cells)]).unwrap();
+            write_csv(&p, &DataFrame::new(cells.len(), vec![crate::export::tables::text("t", &cells)]).unwrap()).unwrap();
             let bytes = std::fs::read(&p).unwrap();
             let text = std::str::from_utf8(&bytes[3..]).unwrap().to_string();
             let df = CsvReadOptions::default()
@@ -103,14 +107,15 @@ mod tests {
     fn writes_bom_header_and_quotes() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("t.csv");
-        write_csv(
-            &p,
+        let df = DataFrame::new(
+            2,
             vec![
-                text_column("title", ["a, \"quoted\"\nline", "=1+1"]),
+                crate::export::tables::text("title", ["a, \"quoted\"\nline", "=1+1"]),
                 Column::new("n".into(), [1i64, 2]),
             ],
         )
         .unwrap();
+        write_csv(&p, &df).unwrap();
         let s = std::fs::read_to_string(&p).unwrap();
         assert!(s.starts_with("\u{feff}title,n\r\n"), "{s:?}");
         assert!(s.contains("\"a, \"\"quoted\"\"\nline\",1\r\n"), "{s:?}");

@@ -230,9 +230,6 @@ mod tests {
     fn ragged_rows_name_row_and_line() {
         let e = lint("id,abstract\na,\"multi\nline\"\nb,graph,extra\n", b',').unwrap_err();
         assert_eq!((e.row, e.line), (2, 4));
-        assert_eq!(
-            e.problem.to_string(),
-            "3 fields where the header has 2"
-        );
+        assert_eq!(e.problem.to_string(), "3 fields where the header has 2");
     }
 }

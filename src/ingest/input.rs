@@ -79,7 +79,9 @@ impl fmt::Display for InputFormat {
 pub struct InputSpec {
     /// The path or glob as written in the pipeline file (or on the command line).
     pub pattern: String,
-    /// The same, resolved against the pipeline file's folder.
+    /// The same, resolved against the pipeline file's folder (where it is read; machine
+    /// specific, so left out of `run.json`).
+    #[serde(skip)]
     pub resolved: PathBuf,
     /// `None`: inferred per file from its extension.
     pub format: Option<InputFormat>,

@@ -53,7 +53,12 @@ impl Document {
 /// One input file that was read.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SourceFile {
+    /// The path as the pipeline file writes it (a glob's match relative to the pipeline's
+    /// folder): what outputs show, the same on every machine.
     pub path: PathBuf,
+    /// Where it was read (relative to the current folder, or absolute), for messages.
+    #[serde(skip)]
+    pub location: PathBuf,
     pub format: InputFormat,
     pub bytes: u64,
     pub sha256: String,
@@ -250,7 +255,7 @@ pub enum IngestError {
 pub fn ingest(inputs: &[InputSpec], on_bad: OnBadDocument) -> Result<Corpus, IngestError> {
     let mut corpus = Corpus::default();
     for input in inputs {
-        for path in expand(input)? {
+        for (path, shown) in expand(input)? {
             let format = match input.format {
                 Some(f) => f,
                 None => InputFormat::from_path(&path)
@@ -299,15 +304,24 @@ pub fn ingest(inputs: &[InputSpec], on_bad: OnBadDocument) -> Result<Corpus, Ing
                 // table and the documents are never all in memory at once.
                 let bytes = raw.len() as u64;
                 drop(raw);
-                let docs = table::read(&path, df?, input, source, on_bad, &mut corpus.skipped)?;
+                let docs = table::read(
+                    &path,
+                    &shown,
+                    df?,
+                    input,
+                    source,
+                    on_bad,
+                    &mut corpus.skipped,
+                )?;
                 corpus.documents.extend(docs);
                 (bytes, sha, None)
             };
             corpus.has_time |= input.time.is_some();
-            dedupe_ids(&mut corpus, before, on_bad, &path)?;
+            dedupe_ids(&mut corpus, before, on_bad, &path, &shown)?;
             corpus.has_label |= input.label.is_some();
             corpus.sources.push(SourceFile {
-                path,
+                path: shown,
+                location: path,
                 format,
                 bytes,
                 sha256,
@@ -326,6 +340,7 @@ fn dedupe_ids(
     from: usize,
     on_bad: OnBadDocument,
     path: &Path,
+    shown: &Path,
 ) -> Result<(), IngestError> {
     // Fast path: one pass over borrowed ids (repeats are rare; the renaming below clones).
     let mut ids = rustc_hash::FxHashSet::default();
@@ -360,7 +375,7 @@ fn dedupe_ids(
                 new = format!("{id}~{n}");
             }
             corpus.renamed.push(Renamed {
-                file: path.to_path_buf(),
+                file: shown.to_path_buf(),
                 row,
                 id,
                 new_id: new.clone(),
@@ -374,14 +389,18 @@ fn dedupe_ids(
     Ok(())
 }
 
-/// The files an input names, sorted; errors when a plain path is missing or a glob matches nothing.
-pub fn expand(input: &InputSpec) -> Result<Vec<PathBuf>, IngestError> {
+/// The files an input names, sorted, each with the path outputs show for it: the path as the
+/// pipeline writes it, or for a glob's match, the written glob's folder joined with the match's
+/// remainder (`data/*.txt` matches `data/a.txt`, wherever the pipeline file is). Errors when a
+/// plain path is missing or a glob matches nothing.
+pub fn expand(input: &InputSpec) -> Result<Vec<(PathBuf, PathBuf)>, IngestError> {
     let text = input.resolved.to_string_lossy().to_string();
-    if !text.contains(['*', '?', '[']) {
+    let is_glob = |s: &str| s.contains(['*', '?', '[']);
+    if !is_glob(&text) {
         let p = input.resolved.clone();
         return match std::fs::metadata(&p) {
             Ok(m) if m.is_dir() => Err(IngestError::IsDirectory(p)),
-            Ok(_) => Ok(vec![p]),
+            Ok(_) => Ok(vec![(p, PathBuf::from(&input.pattern))]),
             Err(_) => Err(IngestError::NotFound(p)),
         };
     }
@@ -394,7 +413,24 @@ pub fn expand(input: &InputSpec) -> Result<Vec<PathBuf>, IngestError> {
         return Err(IngestError::NoMatch(text));
     }
     paths.sort();
-    Ok(paths)
+    // The folders before the first component with a wildcard, as resolved and as written.
+    let literal = |p: &Path| -> PathBuf {
+        p.components()
+            .take_while(|c| !is_glob(&c.as_os_str().to_string_lossy()))
+            .collect()
+    };
+    let (resolved_dir, written_dir) =
+        (literal(&input.resolved), literal(Path::new(&input.pattern)));
+    Ok(paths
+        .into_iter()
+        .map(|p| {
+            let shown = match p.strip_prefix(&resolved_dir) {
+                Ok(rest) => written_dir.join(rest),
+                Err(_) => p.clone(),
+            };
+            (p, shown)
+        })
+        .collect())
 }
 
 /// Reads a whole file, refusing directories and empty files.

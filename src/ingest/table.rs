@@ -11,9 +11,12 @@ use polars::prelude::*;
 use std::io::Cursor;
 use std::path::Path;
 
-/// Turns one table (parsed by [`load_frame`]) into documents.
+/// Turns one table (parsed by [`load_frame`]) into documents. `path` is where it was read (for
+/// errors), `shown` the path outputs show (for the skipped-row records).
+#[allow(clippy::too_many_arguments)]
 pub fn read(
     path: &Path,
+    shown: &Path,
     df: DataFrame,
     input: &InputSpec,
     source: usize,
@@ -86,7 +89,7 @@ pub fn read(
                 }),
                 OnBadDocument::Skip => {
                     skipped.push(Skipped {
-                        file: path.to_path_buf(),
+                        file: shown.to_path_buf(),
                         row,
                         reason: reason.to_string(),
                     });

@@ -22,7 +22,7 @@ pub use error::PipelineError;
 pub use prepare::{LeftOut, Prepared};
 
 use crate::config::Settings;
-use crate::export;
+use crate::export::{self, tables};
 use crate::ingest::Corpus;
 use crate::model::SavedModel;
 use crate::output::{Destination, Staging};
@@ -78,7 +78,7 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
     )?;
     run_info::write_run(&dir, settings, &analysis, started, &progress, &warnings)?;
     let final_dir = staging.commit()?;
-    progress.note(&format!("report    {}", final_dir.display()));
+    progress.done("report", &final_dir);
     Ok(RunOutcome {
         dir: final_dir,
         documents: analysis.corpus.len(),
@@ -112,14 +112,14 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
     };
     let staging = Staging::begin(dest, &stamp(started))?;
     let dir = staging.path().to_path_buf();
-    export::documents_csv(
-        &dir.join("documents.csv"),
-        &a.corpus,
-        &a.clustering,
-        &a.summary,
+    let documents = tables::documents(&a.corpus, &a.clustering, &a.summary);
+    export::csv_file(&dir, "documents", &documents)?;
+    export::csv_file(
+        &dir,
+        "topic_trends",
+        &tables::topic_trends(&a.summary, &a.trends),
     )?;
-    export::topic_trends_csv(&dir.join("topic_trends.csv"), &a.summary, &a.trends)?;
-    export::trends_csv(&dir.join("trends.csv"), &a.summary, &a.trends)?;
+    export::csv_file(&dir, "trends", &tables::trends(&a.summary, &a.trends))?;
     let warnings = prepare::skipped_summary(&a.corpus.skipped);
     run_info::write_assign(
         &dir,
@@ -132,7 +132,7 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
     )?;
     let final_dir = staging.commit()?;
     let (n, k) = (a.corpus.len(), a.clustering.k());
-    progress.note(&format!(
+    progress.info(&format!(
         "assigned  {n} documents to {k} topics: {}",
         final_dir.display()
     ));

@@ -153,7 +153,7 @@ impl Prepared {
             count: rows.len(),
             all,
             id: first.id.clone(),
-            file: self.corpus.sources[first.source].path.clone(),
+            file: self.corpus.sources[first.source].location.clone(),
             row: first.row,
             why,
         };

@@ -17,7 +17,7 @@ use crate::describe::matching::DriftRow;
 use crate::describe::trends::Trends;
 use crate::describe::TopicSummary;
 use crate::evaluate::Metrics;
-use crate::export::ExportError;
+use crate::export::{ExportError, OutputFormat};
 use crate::ingest::Corpus;
 use crate::progress::Progress;
 use crate::reduce::Reducer;
@@ -41,7 +41,8 @@ pub enum PresentError {
 
 /// Writes every file of the report into `dir`: tables and model (the `export` stage), charts,
 /// then the report, which embeds the charts and lists `warnings` (to which the charts' own
-/// notes are added).
+/// notes are added). The workbook, the longest single writer, is written on a thread of its
+/// own meanwhile, and recorded as the `workbook` stage when it is done.
 pub fn write_all(
     settings: &Settings,
     a: &Analysis,
@@ -55,42 +56,71 @@ pub fn write_all(
         title: &settings.title,
         tokenizer: &settings.tokenize,
     };
-    // The tables and the model (tens of megabytes of JSON) are written side by side, and the
-    // charts are drawn meanwhile: each of the two stages alone leaves a core idle.
-    let export = || {
-        let (t, m) = rayon::join(
-            || tables::write_tables(a, dir),
-            || tables::write_model(meta, a, dir),
-        );
-        t.and(m)
-    };
-    let export_detail = |_: &()| "CSV tables".to_string();
-    let drawn = if settings.charts.enabled {
-        let style = &settings.charts.style;
-        let ((), drawn) = progress.side_by_side(
-            ("export", export, export_detail),
-            (
-                "charts",
-                || charts::draw_charts(style, settings.trends.top, a, &dir.join("charts")),
-                |c: &Vec<charts::DrawnChart>| {
-                    format!("{} charts", c.iter().filter(|c| c.svg.is_some()).count())
-                },
-            ),
+    let formats = &settings.output.formats;
+    let t = tables::ReportTables::new(a);
+    std::thread::scope(|scope| {
+        let workbook = formats.contains(&OutputFormat::Xlsx).then(|| {
+            let about = about(settings, a, started);
+            let chart_topics = a.trends.most_moving(settings.trends.top);
+            let t = &t;
+            scope.spawn(move || {
+                let start = std::time::Instant::now();
+                let done = tables::write_workbook(a, t, &about, &chart_topics, dir);
+                (done, start.elapsed().as_secs_f64())
+            })
+        });
+        // The tables and the model (tens of megabytes of JSON) are written side by side, and
+        // the charts are drawn meanwhile: each of the two stages alone leaves a core idle.
+        let export = || {
+            let (files, model) = rayon::join(
+                || tables::write_files(a, &t, formats, dir),
+                || tables::write_model(meta, a, dir),
+            );
+            files.and(model)
+        };
+        let names: Vec<String> = formats
+            .iter()
+            .filter(|f| **f != OutputFormat::Xlsx)
+            .map(|f| f.to_string())
+            .collect();
+        let export_detail = |_: &()| format!("tables as {}, model.json", names.join(", "));
+        let drawn = if settings.charts.enabled {
+            let style = &settings.charts.style;
+            let ((), drawn) = progress.side_by_side(
+                ("export", export, export_detail),
+                (
+                    "charts",
+                    || charts::draw_charts(style, settings.trends.top, a, &dir.join("charts")),
+                    |c: &Vec<charts::DrawnChart>| {
+                        format!("{} charts", c.iter().filter(|c| c.svg.is_some()).count())
+                    },
+                ),
+            )?;
+            for note in drawn.iter().flat_map(|c| &c.notes) {
+                progress.warn(note);
+                warnings.push(note.clone());
+            }
+            drawn
+        } else {
+            progress.stage("export", |_| export(), export_detail)?;
+            Vec::new()
+        };
+        progress.stage(
+            "report",
+            |_| report::write_report(settings, a, &drawn, warnings, started, dir),
+            |_| "report.html, summary.md".to_string(),
         )?;
-        for note in drawn.iter().flat_map(|c| &c.notes) {
-            progress.warn(note);
-            warnings.push(note.clone());
+        if let Some(handle) = workbook {
+            let (done, secs) = handle.join().expect("the workbook thread does not panic");
+            progress.finished(
+                "workbook",
+                secs,
+                done.as_ref().ok().map(|_| "report.xlsx".into()),
+            );
+            done?;
         }
-        drawn
-    } else {
-        progress.stage("export", |_| export(), export_detail)?;
-        Vec::new()
-    };
-    progress.stage(
-        "report",
-        |_| report::write_report(settings, a, &drawn, warnings, started, dir),
-        |_| "report.html, summary.md".to_string(),
-    )
+        Ok(())
+    })
 }
 
 /// Everything the analysis stages found: the one value the presentation reads.
@@ -117,4 +147,93 @@ pub struct Analysis {
     pub drift: Option<Vec<DriftRow>>,
     /// The first topic id no topic of this pipeline has had.
     pub next_id: usize,
+}
+
+/// What the workbook's About sheet says: the run, its counts and settings, and its inputs.
+fn about(
+    settings: &Settings,
+    a: &Analysis,
+    started: chrono::DateTime<chrono::Utc>,
+) -> crate::export::xlsx::About {
+    use crate::export::xlsx::AboutValue::{Number, Text};
+    let mut rows = vec![
+        ("title".to_string(), Text(settings.title.clone())),
+        (
+            "run date".into(),
+            Text(started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+        ),
+        (
+            "tool".into(),
+            Text(format!("topicmap {}", env!("CARGO_PKG_VERSION"))),
+        ),
+        ("documents".into(), Number(a.corpus.len() as f64)),
+        (
+            "skipped documents".into(),
+            Number(a.corpus.skipped.len() as f64),
+        ),
+        ("topics".into(), Number(a.clustering.k() as f64)),
+        ("features".into(), Number(a.tfidf.features().len() as f64)),
+        (
+            "reduction".into(),
+            Text(format!("{}, {} dims", a.reducer.method(), a.reducer.dims())),
+        ),
+    ];
+    // Every setting, keyed as the pipeline file writes it (`cluster.max-iter`).
+    if let serde_json::Value::Object(sections) = serde_json::to_value(settings).unwrap_or_default()
+    {
+        for (section, v) in &sections {
+            flatten(&section.replace('_', "-"), v, &mut rows);
+        }
+    }
+    crate::export::xlsx::About {
+        rows,
+        inputs: a
+            .corpus
+            .sources
+            .iter()
+            .map(|s| {
+                (
+                    s.path.display().to_string(),
+                    s.format.to_string(),
+                    s.bytes,
+                    s.sha256.clone(),
+                    s.documents,
+                )
+            })
+            .collect(),
+        created: started,
+    }
+}
+
+/// `cluster.k.mode = auto`-style rows of a JSON value (arrays of plain values joined).
+fn flatten(
+    key: &str,
+    v: &serde_json::Value,
+    rows: &mut Vec<(String, crate::export::xlsx::AboutValue)>,
+) {
+    use crate::export::xlsx::AboutValue::{Number, Text};
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .for_each(|(k, v)| flatten(&format!("{key}.{}", k.replace('_', "-")), v, rows)),
+        Value::Array(items) if items.iter().any(|i| i.is_object() || i.is_array()) => items
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| flatten(&format!("{key}.{i}"), v, rows)),
+        Value::Array(items) => {
+            let text: Vec<String> = items.iter().map(plain).collect();
+            rows.push((key.to_string(), Text(text.join(", "))));
+        }
+        Value::Number(n) => rows.push((key.to_string(), Number(n.as_f64().unwrap_or(f64::NAN)))),
+        Value::Null => rows.push((key.to_string(), Text("(default)".into()))),
+        other => rows.push((key.to_string(), Text(plain(other)))),
+    }
+}
+
+fn plain(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }

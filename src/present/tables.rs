@@ -1,32 +1,92 @@
-//! The report's tables (`documents.csv`, `topics.csv`, `terms.csv`, trend tables, `drift.csv`,
-//! `k_selection.csv`, `metrics.json`) and `model.json`, from an [`Analysis`].
+//! The report's tables in every format the pipeline asks for (CSV files, Parquet files,
+//! `report.xlsx`), `metrics.json` and `model.json`, from an [`Analysis`].
 
 use super::{Analysis, PresentError};
-use crate::export;
+use crate::export::{self, tables, xlsx, OutputFormat};
 use crate::model::{self, ModelMeta, SavedModel, SavedTopic};
+use polars::prelude::DataFrame;
 use std::path::Path;
 
-/// Writes the CSV tables and `metrics.json` into `dir`.
-pub fn write_tables(a: &Analysis, dir: &Path) -> Result<(), PresentError> {
-    export::documents_csv(
-        &dir.join("documents.csv"),
-        &a.corpus,
-        &a.clustering,
-        &a.summary,
-    )?;
-    export::topics_csv(&dir.join("topics.csv"), &a.corpus, &a.summary)?;
-    export::terms_csv(&dir.join("terms.csv"), &a.summary)?;
-    export::topic_trends_csv(&dir.join("topic_trends.csv"), &a.summary, &a.trends)?;
-    export::trends_csv(&dir.join("trends.csv"), &a.summary, &a.trends)?;
-    if let Some(sel) = &a.k_selection {
-        export::k_selection_csv(&dir.join("k_selection.csv"), sel)?;
+/// The report's tables, built once for every format.
+#[derive(Debug)]
+pub struct ReportTables {
+    pub documents: DataFrame,
+    pub topics: DataFrame,
+    pub terms: DataFrame,
+    pub topic_trends: DataFrame,
+    pub trends: DataFrame,
+    pub k_selection: Option<DataFrame>,
+    pub drift: Option<DataFrame>,
+}
+
+impl ReportTables {
+    pub fn new(a: &Analysis) -> ReportTables {
+        ReportTables {
+            documents: tables::documents(&a.corpus, &a.clustering, &a.summary),
+            topics: tables::topics(&a.corpus, &a.summary),
+            terms: tables::terms(&a.summary),
+            topic_trends: tables::topic_trends(&a.summary, &a.trends),
+            trends: tables::trends(&a.summary, &a.trends),
+            k_selection: a.k_selection.as_ref().map(tables::k_selection),
+            drift: a.drift.as_deref().map(tables::drift),
+        }
+    }
+}
+
+/// Writes the CSV and Parquet files `formats` ask for, and `metrics.json`, into `dir`.
+pub fn write_files(
+    a: &Analysis,
+    t: &ReportTables,
+    formats: &[OutputFormat],
+    dir: &Path,
+) -> Result<(), PresentError> {
+    if formats.contains(&OutputFormat::Csv) {
+        export::csv_file(dir, "documents", &t.documents)?;
+        export::csv_file(dir, "topics", &t.topics)?;
+        export::csv_file(dir, "terms", &t.terms)?;
+        export::csv_file(dir, "topic_trends", &t.topic_trends)?;
+        export::csv_file(dir, "trends", &t.trends)?;
+        if let Some(k) = &t.k_selection {
+            export::csv_file(dir, "k_selection", k)?;
+        }
+        if let Some(d) = &t.drift {
+            export::csv_file(dir, "drift", d)?;
+        }
+    }
+    if formats.contains(&OutputFormat::Parquet) {
+        export::parquet_file(dir, "documents", &t.documents)?;
+        export::parquet_file(dir, "topics", &t.topics)?;
+        export::parquet_file(dir, "terms", &t.terms)?;
+        export::parquet_file(dir, "topic_trends", &t.topic_trends)?;
     }
     if let Some(m) = &a.metrics {
         export::write_json(&dir.join("metrics.json"), m)?;
     }
-    if let Some(d) = &a.drift {
-        export::drift_csv(&dir.join("drift.csv"), d)?;
-    }
+    Ok(())
+}
+
+/// Writes `report.xlsx` into `dir`. `about` fills its About sheet; `chart_topics` are the
+/// topics its share-over-time chart draws.
+pub fn write_workbook(
+    a: &Analysis,
+    t: &ReportTables,
+    about: &xlsx::About,
+    chart_topics: &[usize],
+    dir: &Path,
+) -> Result<(), PresentError> {
+    let trends_wide = tables::trends_wide(&a.summary, &a.trends);
+    export::xlsx_file(
+        dir,
+        &xlsx::WorkbookTables {
+            topics: &t.topics,
+            documents: &t.documents,
+            terms: &t.terms,
+            trends_wide: &trends_wide,
+            drift: t.drift.as_ref(),
+            about,
+            chart_topics,
+        },
+    )?;
     Ok(())
 }
 

@@ -1,0 +1,286 @@
+//! The report's tables, each defined once as a polars `DataFrame` of raw values; the writers
+//! ([`super::csv`], [`super::parquet`], [`super::xlsx`]) turn the same frame into each format.
+//!
+//! Text cells hold the text itself: the CSV writer alone adds its formula guard, so Parquet and
+//! the workbook keep the exact strings.
+
+use super::display_title;
+use crate::cluster::{Clustering, KSelection};
+use crate::describe::matching::DriftRow;
+use crate::describe::trends::Trends;
+use crate::describe::TopicSummary;
+use crate::ingest::Corpus;
+use polars::prelude::*;
+
+/// A text column.
+pub fn text<S: AsRef<str>>(name: &str, values: impl IntoIterator<Item = S>) -> Column {
+    opt_text(name, values.into_iter().map(Some))
+}
+
+/// An optional text column (empty cells for `None`), built in place: no `String` per cell.
+pub fn opt_text<S: AsRef<str>>(name: &str, values: impl IntoIterator<Item = Option<S>>) -> Column {
+    let values = values.into_iter();
+    let mut b = StringChunkedBuilder::new(name.into(), values.size_hint().0);
+    for v in values {
+        b.append_option(v.as_ref().map(|s| s.as_ref()));
+    }
+    b.finish().into_column()
+}
+
+fn frame(columns: Vec<Column>) -> DataFrame {
+    let height = columns.first().map_or(0, |c| c.len());
+    DataFrame::new(height, columns).expect("the columns of a table have one length")
+}
+
+/// `documents`: one row per clustered document.
+pub fn documents(corpus: &Corpus, clustering: &Clustering, summary: &TopicSummary) -> DataFrame {
+    let docs = &corpus.documents;
+    let a = clustering.assignments();
+    let sources: Vec<String> = corpus
+        .sources
+        .iter()
+        .map(|s| s.path.display().to_string())
+        .collect();
+    let mut cols = vec![
+        text("doc_id", docs.iter().map(|d| d.id.as_str())),
+        text("source", docs.iter().map(|d| sources[d.source].as_str())),
+        text("title", (0..docs.len()).map(|i| display_title(corpus, i))),
+        Column::new(
+            "topic_id".into(),
+            a.iter()
+                .map(|&t| summary.topics[t].id as u32)
+                .collect::<Vec<_>>(),
+        ),
+        text(
+            "topic_label",
+            a.iter().map(|&t| summary.topics[t].label.as_str()),
+        ),
+        Column::new("distance".into(), clustering.distances().to_vec()),
+    ];
+    if corpus.has_time {
+        cols.push(opt_text(
+            "time",
+            docs.iter().map(|d| d.time.as_ref().map(|t| t.0.as_str())),
+        ));
+    }
+    if corpus.has_label {
+        cols.push(opt_text("label", docs.iter().map(|d| d.label.as_deref())));
+    }
+    cols.push(text("batch", docs.iter().map(|d| d.batch.as_str())));
+    frame(cols)
+}
+
+/// `topics`: one row per topic.
+pub fn topics(corpus: &Corpus, summary: &TopicSummary) -> DataFrame {
+    let t = &summary.topics;
+    let join_ids = |reps: &[usize]| {
+        reps.iter()
+            .map(|&i| corpus.documents[i].id.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let join_titles = |reps: &[usize]| {
+        reps.iter()
+            .map(|&i| display_title(corpus, i))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    frame(vec![
+        Column::new(
+            "topic_id".into(),
+            t.iter().map(|x| x.id as u32).collect::<Vec<_>>(),
+        ),
+        text("label", t.iter().map(|x| x.label.as_str())),
+        Column::new(
+            "size".into(),
+            t.iter().map(|x| x.size as u32).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "share".into(),
+            t.iter().map(|x| x.share).collect::<Vec<_>>(),
+        ),
+        text(
+            "top_terms",
+            t.iter().map(|x| {
+                x.terms
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }),
+        ),
+        text(
+            "representative_doc_ids",
+            t.iter().map(|x| join_ids(&x.representatives)),
+        ),
+        text(
+            "representative_titles",
+            t.iter().map(|x| join_titles(&x.representatives)),
+        ),
+    ])
+}
+
+/// `terms`: the ranked terms of every topic.
+pub fn terms(summary: &TopicSummary) -> DataFrame {
+    let (mut ids, mut ranks, mut terms, mut weights) = (vec![], vec![], vec![], vec![]);
+    for t in &summary.topics {
+        for (r, w) in t.terms.iter().enumerate() {
+            ids.push(t.id as u32);
+            ranks.push(r as u32 + 1);
+            terms.push(w.text.as_str());
+            weights.push(w.weight);
+        }
+    }
+    frame(vec![
+        Column::new("topic_id".into(), ids),
+        Column::new("rank".into(), ranks),
+        text("term", terms),
+        Column::new("weight".into(), weights),
+    ])
+}
+
+/// `k_selection`: the automatic-k sweep.
+pub fn k_selection(sel: &KSelection) -> DataFrame {
+    frame(vec![
+        Column::new(
+            "k".into(),
+            sel.scores.iter().map(|s| s.k as u32).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "silhouette".into(),
+            sel.scores.iter().map(|s| s.silhouette).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "inertia".into(),
+            sel.scores.iter().map(|s| s.inertia).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "chosen".into(),
+            sel.scores
+                .iter()
+                .map(|s| s.k == sel.chosen)
+                .collect::<Vec<_>>(),
+        ),
+    ])
+}
+
+/// `topic_trends`: documents per topic and period, and the topic's share of the period.
+pub fn topic_trends(summary: &TopicSummary, trends: &Trends) -> DataFrame {
+    let (mut period, mut ids, mut labels, mut counts, mut shares) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for (j, p) in trends.periods.iter().enumerate() {
+        for (index, t) in summary.topics.iter().enumerate() {
+            period.push(p.label.as_str());
+            ids.push(t.id as u32);
+            labels.push(t.label.as_str());
+            counts.push(trends.counts[index][j] as u32);
+            shares.push(trends.shares[index][j]);
+        }
+    }
+    frame(vec![
+        text("period", period),
+        Column::new("topic_id".into(), ids),
+        text("label", labels),
+        Column::new("count".into(), counts),
+        Column::new("share".into(), shares),
+    ])
+}
+
+/// The same shares pivoted for a spreadsheet: one row per period (with its document count),
+/// one column per topic, headed `<id>: <label>`.
+pub fn trends_wide(summary: &TopicSummary, trends: &Trends) -> DataFrame {
+    let mut cols = vec![
+        text("period", trends.periods.iter().map(|p| p.label.as_str())),
+        Column::new(
+            "documents".into(),
+            trends
+                .periods
+                .iter()
+                .map(|p| p.documents as u32)
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    for (index, t) in summary.topics.iter().enumerate() {
+        cols.push(Column::new(
+            format!("{}: {}", t.id, t.label).into(),
+            trends.shares[index].clone(),
+        ));
+    }
+    frame(cols)
+}
+
+/// `trends`: topics ranked from most rising to most declining (see
+/// [`crate::describe::trends::MEASURE`]).
+pub fn trends(summary: &TopicSummary, trends: &Trends) -> DataFrame {
+    let t = &trends.trends;
+    let unit = if trends.timed {
+        "pp_per_year"
+    } else {
+        "pp_per_batch"
+    };
+    let direction = |s: f64| {
+        if trends.periods.len() < 2 || s.abs() < 0.05 {
+            "steady"
+        } else if s > 0.0 {
+            "rising"
+        } else {
+            "declining"
+        }
+    };
+    frame(vec![
+        Column::new("rank".into(), (1..=t.len() as u32).collect::<Vec<_>>()),
+        Column::new(
+            "topic_id".into(),
+            t.iter()
+                .map(|x| summary.topics[x.topic_id].id as u32)
+                .collect::<Vec<_>>(),
+        ),
+        text(
+            "label",
+            t.iter().map(|x| summary.topics[x.topic_id].label.as_str()),
+        ),
+        text("direction", t.iter().map(|x| direction(x.slope))),
+        Column::new(
+            format!("slope_{unit}").into(),
+            t.iter().map(|x| x.slope).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "first_share".into(),
+            t.iter().map(|x| x.first_share).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "last_share".into(),
+            t.iter().map(|x| x.last_share).collect::<Vec<_>>(),
+        ),
+        Column::new("periods".into(), vec![trends.periods.len() as u32; t.len()]),
+    ])
+}
+
+/// `drift`: how this run's topics map onto the previous run's.
+pub fn drift(rows: &[DriftRow]) -> DataFrame {
+    let opt = |v: Option<usize>| v.map(|x| x as u32);
+    frame(vec![
+        Column::new(
+            "previous_id".into(),
+            rows.iter().map(|r| opt(r.previous_id)).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "new_id".into(),
+            rows.iter().map(|r| opt(r.id)).collect::<Vec<_>>(),
+        ),
+        text("status", rows.iter().map(|r| r.status)),
+        text("label", rows.iter().map(|r| r.label.as_str())),
+        text(
+            "previous_label",
+            rows.iter().map(|r| r.previous_label.as_str()),
+        ),
+        Column::new(
+            "similarity".into(),
+            rows.iter().map(|r| r.similarity).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "share_change".into(),
+            rows.iter().map(|r| r.share_change).collect::<Vec<_>>(),
+        ),
+    ])
+}
