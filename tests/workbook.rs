@@ -301,3 +301,33 @@ fn formula_like_titles_are_plain_strings_in_the_workbook() {
         }
     }
 }
+
+#[test]
+fn a_large_corpus_keeps_its_first_documents_in_the_sheet_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = csv_pipeline(tmp.path(), "[output]\nworkbook-documents = 5\n");
+    let out = tmp.path().join("out");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("holds the first 5 of 18 documents"),
+        "{}",
+        stderr(&o)
+    );
+    let mut wb: Xlsx<_> = open_workbook(out.join("report.xlsx")).unwrap();
+    let docs = wb.worksheet_range("Documents").unwrap();
+    let (_, rows) = read_csv(&out.join("documents.csv"));
+    assert_eq!(rows.len(), 18, "the CSV has every document");
+    assert_eq!(
+        docs.rows().count(),
+        1 + 5,
+        "header and the first five documents"
+    );
+    let first: Vec<String> = docs.rows().skip(1).map(|r| r[0].to_string()).collect();
+    let want: Vec<String> = rows.iter().take(5).map(|r| r[0].clone()).collect();
+    assert_eq!(first, want);
+    let about = wb.worksheet_range("About").unwrap();
+    assert!(about
+        .rows()
+        .any(|r| r[1].to_string().starts_with("the first 5 of 18 documents")));
+}

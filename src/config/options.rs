@@ -155,4 +155,6 @@ pub struct OutputOptions {
     pub previous: Option<String>,
     /// Table formats: any of "csv", "xlsx", "parquet".
     pub formats: Option<Vec<String>>,
+    /// Most documents in report.xlsx's Documents sheet.
+    pub workbook_documents: Option<usize>,
 }

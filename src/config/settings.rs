@@ -74,6 +74,9 @@ pub struct OutputSettings {
     pub previous_as_written: Option<String>,
     /// The formats the tables are written in (default csv and xlsx).
     pub formats: Vec<OutputFormat>,
+    /// Most documents report.xlsx's Documents sheet holds (default 100,000, at most Excel's
+    /// 1,048,575 rows).
+    pub workbook_documents: usize,
 }
 
 /// What is wrong with a pipeline's values. Messages name the key as the file writes it.
@@ -93,6 +96,8 @@ pub enum SettingsError {
     },
     #[error("output.formats must name at least one of csv, xlsx or parquet")]
     NoFormats,
+    #[error("output.workbook-documents = {0} must be within 1..=1048575 (Excel's row limit)")]
+    WorkbookDocuments(usize),
     #[error("input[{0}].text must name at least one column")]
     NoTextColumns(usize),
     #[error("input[{0}]: text, id, time and label name table columns; a paper-list has none")]
@@ -338,6 +343,12 @@ impl Settings {
                 formats
             }
         };
+        let workbook_documents = out
+            .workbook_documents
+            .unwrap_or(crate::export::xlsx::DEFAULT_DOCUMENTS);
+        if !(1..=crate::export::xlsx::MAX_ROWS).contains(&workbook_documents) {
+            return Err(SettingsError::WorkbookDocuments(workbook_documents));
+        }
         Ok(Settings {
             pipeline: pipeline.to_path_buf(),
             name,
@@ -361,6 +372,7 @@ impl Settings {
                 dir,
                 on_bad_document,
                 formats,
+                workbook_documents,
             },
         })
     }

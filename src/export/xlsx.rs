@@ -8,9 +8,10 @@
 //! Topics. Two native Excel charts read the sheets' own cells, so they follow any edit: topic
 //! sizes (beside Topics) and share over time (beside Trends).
 //!
-//! Excel holds at most 1,048,576 rows and 65,530 links per sheet: a larger corpus keeps its
-//! first documents in the Documents sheet (About says how many; `documents.csv` has all), and
-//! only the first 65,530 documents get a link.
+//! The Documents sheet holds the first `documents` rows (default 100,000: a larger sheet is slow
+//! to open and to scroll, and Excel stops at 1,048,575); About says how many it holds, and
+//! `documents.csv` (or the Parquet copy) has all. Excel holds at most 65,530 links per sheet, so
+//! only that many documents link to their topic.
 
 use polars::prelude::*;
 use rust_xlsxwriter::{
@@ -22,6 +23,8 @@ use std::path::Path;
 
 /// Most data rows a sheet holds (Excel's limit, less the header).
 pub const MAX_ROWS: usize = 1_048_575;
+/// Documents the Documents sheet holds when the pipeline does not say.
+pub const DEFAULT_DOCUMENTS: usize = 100_000;
 /// Most hyperlinks a sheet holds (Excel's limit).
 pub const MAX_LINKS: usize = 65_530;
 
@@ -55,6 +58,8 @@ pub struct WorkbookTables<'a> {
     pub about: &'a About,
     /// Columns of `trends_wide` (topic columns, 0 = the first topic) drawn in the chart.
     pub chart_topics: &'a [usize],
+    /// Most documents the Documents sheet holds (at most [`MAX_ROWS`]).
+    pub max_documents: usize,
 }
 
 /// Writes the workbook to `path`.
@@ -118,7 +123,14 @@ pub fn write(path: &Path, t: &WorkbookTables<'_>) -> Result<(), XlsxError> {
         sheet: "Topics",
         rows: &topic_row,
     };
-    write_frame(ws, t.documents, &styles, &|_| false, Some(&links))?;
+    let shown = t.max_documents.min(MAX_ROWS);
+    write_frame(
+        ws,
+        &t.documents.slice(0, shown),
+        &styles,
+        &|_| false,
+        Some(&links),
+    )?;
 
     let ws = wb.add_worksheet().set_name("Terms")?;
     write_frame(ws, t.terms, &styles, &|_| false, None)?;
@@ -165,7 +177,7 @@ pub fn write(path: &Path, t: &WorkbookTables<'_>) -> Result<(), XlsxError> {
     }
 
     let ws = wb.add_worksheet().set_name("About")?;
-    write_about(ws, t.about, &styles, t.documents.height())?;
+    write_about(ws, t.about, &styles, t.documents.height(), shown)?;
 
     wb.save(path)
 }
@@ -365,20 +377,21 @@ fn write_about(
     about: &About,
     styles: &Styles<'_>,
     documents: usize,
+    shown: usize,
 ) -> Result<(), XlsxError> {
     ws.write_string_with_format(0, 0, "key", styles.header)?;
     ws.write_string_with_format(0, 1, "value", styles.header)?;
     let mut row = 1u32;
     let mut rows = about.rows.clone();
-    if documents > MAX_ROWS {
+    if documents > shown {
         rows.push((
             "documents sheet".into(),
             AboutValue::Text(format!(
-                "the first {MAX_ROWS} of {documents} documents (Excel's row limit); documents.csv has all"
+                "the first {shown} of {documents} documents (output.workbook-documents); documents.csv has all"
             )),
         ));
     }
-    if documents > MAX_LINKS {
+    if shown > MAX_LINKS {
         rows.push((
             "topic links".into(),
             AboutValue::Text(format!(

@@ -63,9 +63,18 @@ pub fn write_all(
             let about = about(settings, a, started);
             let chart_topics = a.trends.most_moving(settings.trends.top);
             let t = &t;
+            let max = settings.output.workbook_documents;
+            if a.corpus.len() > max {
+                let note = format!(
+                    "report.xlsx holds the first {max} of {} documents (output.workbook-documents); documents.csv has all",
+                    a.corpus.len()
+                );
+                progress.warn(&note);
+                warnings.push(note);
+            }
             scope.spawn(move || {
                 let start = std::time::Instant::now();
-                let done = tables::write_workbook(a, t, &about, &chart_topics, dir);
+                let done = tables::write_workbook(a, t, &about, &chart_topics, max, dir);
                 (done, start.elapsed().as_secs_f64())
             })
         });

@@ -72,6 +72,7 @@ pub fn write_workbook(
     t: &ReportTables,
     about: &xlsx::About,
     chart_topics: &[usize],
+    max_documents: usize,
     dir: &Path,
 ) -> Result<(), PresentError> {
     let trends_wide = tables::trends_wide(&a.summary, &a.trends);
@@ -85,6 +86,7 @@ pub fn write_workbook(
             drift: t.drift.as_ref(),
             about,
             chart_topics,
+            max_documents,
         },
     )?;
     Ok(())
