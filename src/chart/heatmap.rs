@@ -6,8 +6,9 @@
 //! squash the off-diagonal values that carry the information. The colour
 //! range runs from min(0, smallest off-diagonal value) to the largest, and a
 //! colour bar shows it. Rows are labelled with the (wrapped or shortened)
-//! topic labels and their position numbers 1..k; columns with the numbers
-//! only, so the matrix can use the full height and no label is rotated.
+//! topic labels and their topic ids (the ids every CSV uses); columns with
+//! the ids only, so the matrix can use the full height and no label is
+//! rotated.
 //! Values are printed in the cells when there are at most
 //! [`MAX_PRINTED_K`] topics (beyond that the digits would be too small to
 //! read on a projector).
@@ -24,15 +25,23 @@ use std::path::Path;
 pub const MAX_PRINTED_K: usize = 15;
 
 /// Draws `topic_similarity.png` / `.svg` into `dir` from a `k x k` matrix
-/// (`sim[i][j]` = similarity of topics `i` and `j`, labelled `labels[i]`).
-/// Errors when the matrix is not `k x k`; skipped when `k < 2`.
+/// (`sim[i][j]` = similarity of topics `i` and `j`, labelled `labels[i]` with
+/// topic id `ids[i]`). Errors when the matrix is not `k x k` or the ids are
+/// not one per label; skipped when `k < 2`.
 pub fn similarity_heatmap(
     dir: &Path,
     style: &ChartStyle,
     labels: &[String],
+    ids: &[usize],
     sim: &[Vec<f64>],
 ) -> Result<ChartOutcome, ChartError> {
     let k = labels.len();
+    if ids.len() != k {
+        return Err(ChartError::MatrixRows {
+            expected: k,
+            found: ids.len(),
+        });
+    }
     if sim.len() != k {
         return Err(ChartError::MatrixRows {
             expected: k,
@@ -51,8 +60,8 @@ pub fn similarity_heatmap(
     }
     let labels = labels
         .iter()
-        .enumerate()
-        .map(|(i, l)| topic_label(l, i))
+        .zip(ids)
+        .map(|(l, &id)| topic_label(l, id))
         .collect();
     render(
         dir,
@@ -61,6 +70,7 @@ pub fn similarity_heatmap(
         &HeatChart {
             title: style.title.clone(),
             labels,
+            ids: ids.iter().map(|id| id.to_string()).collect(),
             sim,
         },
     )
@@ -69,6 +79,8 @@ pub fn similarity_heatmap(
 struct HeatChart<'a> {
     title: String,
     labels: Vec<String>,
+    /// Each row's topic id, as text.
+    ids: Vec<String>,
     sim: &'a [Vec<f64>],
 }
 
@@ -123,7 +135,11 @@ impl Chart for HeatChart<'_> {
         // Label font: up to ~26 px, at most 0.8 of a cell.
         let font =
             (side0 / k as f32 * 0.8).clamp(c.px(MIN_LABEL_SIZE) * 0.75, c.px(LABEL_SIZE * 0.87));
-        let num_w = c.measure(font, true, &k.to_string());
+        let num_w = self
+            .ids
+            .iter()
+            .map(|id| c.measure(font, true, id))
+            .fold(0.0f32, f32::max);
         let widest = self
             .labels
             .iter()
@@ -185,18 +201,23 @@ impl Chart for HeatChart<'_> {
             }
         }
 
-        // Column numbers: shrink to fit the cell width.
-        let digits = k.to_string().chars().count() as f32;
+        // Column ids: shrink to fit the cell width.
+        let digits = self
+            .ids
+            .iter()
+            .map(|id| id.chars().count())
+            .max()
+            .unwrap_or(1) as f32;
         let num_f = font.min(cell / (0.7 * digits + 0.4));
         for (i, l) in self.labels.iter().enumerate() {
-            let n = (i + 1).to_string();
+            let n = &self.ids[i];
             let y = my + (i as f32 + 0.5) * cell;
-            c.text(&n, mx - gap, y, font, true, MUTED, Align::Right)?;
+            c.text(n, mx - gap, y, font, true, MUTED, Align::Right)?;
             let lines = c.fit(l, font, false, row_label_w, lines_fit);
             c.lines(&lines, bx + row_label_w, y, font, false, INK, Align::Right)?;
             let x = mx + (i as f32 + 0.5) * cell;
             c.text(
-                &n,
+                n,
                 x,
                 my + side + gap + num_f * 0.6,
                 num_f,

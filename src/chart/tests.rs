@@ -229,6 +229,10 @@ fn periods() -> Vec<String> {
     (2016..=2026).map(|y| y.to_string()).collect()
 }
 
+fn positions() -> Vec<f64> {
+    (2016..=2026).map(|y| y as f64).collect()
+}
+
 fn series() -> Vec<TopicSeries> {
     let n = periods().len();
     let mut s: Vec<TopicSeries> = labels8()
@@ -355,7 +359,7 @@ fn render_all(dir: &Path, style: &ChartStyle) -> Vec<ChartOutcome> {
         topic_sizes(dir, style, &bars()).unwrap(),
         top_terms(dir, style, &terms()).unwrap(),
         k_selection(dir, style, &kscores(), 8).unwrap(),
-        topic_share_over_time(dir, style, &periods(), &series()).unwrap(),
+        topic_share_over_time(dir, style, &periods(), &positions(), &series()).unwrap(),
         movers(
             dir,
             style,
@@ -364,7 +368,14 @@ fn render_all(dir: &Path, style: &ChartStyle) -> Vec<ChartOutcome> {
         )
         .unwrap(),
         document_map(dir, style, &pts, &tops).unwrap(),
-        similarity_heatmap(dir, style, &labels8(), &sim_matrix(8)).unwrap(),
+        similarity_heatmap(
+            dir,
+            style,
+            &labels8(),
+            &(0..8).collect::<Vec<_>>(),
+            &sim_matrix(8),
+        )
+        .unwrap(),
     ]
 }
 
@@ -482,8 +493,8 @@ fn skip_rules() {
         label: "a".into(),
         values: vec![0.5],
     }];
-    assert_skipped(topic_share_over_time(d, &st, &one_period, &s1).unwrap());
-    assert_skipped(topic_share_over_time(d, &st, &periods(), &[]).unwrap());
+    assert_skipped(topic_share_over_time(d, &st, &one_period, &[2020.0], &s1).unwrap());
+    assert_skipped(topic_share_over_time(d, &st, &periods(), &positions(), &[]).unwrap());
     assert_skipped(movers(d, &st, &[], "change").unwrap());
     let nan_mover = [Mover {
         topic_id: 0,
@@ -498,10 +509,57 @@ fn skip_rules() {
         topic_id: 0,
     }];
     assert_skipped(document_map(d, &st, &nan_pt, &[]).unwrap());
-    assert_skipped(similarity_heatmap(d, &st, &["a".to_string()], &[vec![1.0]]).unwrap());
-    assert_skipped(similarity_heatmap(d, &st, &[], &[]).unwrap());
+    assert_skipped(similarity_heatmap(d, &st, &["a".to_string()], &[0], &[vec![1.0]]).unwrap());
+    assert_skipped(similarity_heatmap(d, &st, &[], &[], &[]).unwrap());
     // Nothing was written by any skipped chart.
     assert_eq!(fs::read_dir(d).unwrap().count(), 0);
+}
+
+#[test]
+fn time_is_proportional_and_a_gap_is_shaded_and_named() {
+    // 2016-2018, then 2022-2026: the gap gets a shaded band and a footnote.
+    let dir = tempfile::tempdir().unwrap();
+    let periods: Vec<String> = ["2016", "2017", "2018", "2022", "2023"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let positions: Vec<f64> = periods.iter().map(|p| p.parse().unwrap()).collect();
+    let series = vec![TopicSeries {
+        topic_id: 0,
+        label: "graph networks".into(),
+        values: vec![0.1, 0.2, 0.3, 0.2, 0.4],
+    }];
+    let out = topic_share_over_time(dir.path(), &style(), &periods, &positions, &series).unwrap();
+    let ChartOutcome::Written { svg, .. } = out else {
+        panic!("not drawn")
+    };
+    let svg = std::fs::read_to_string(svg).unwrap();
+    assert!(
+        svg.contains("Shaded: a gap in time without documents (2018 to 2022)"),
+        "no gap note"
+    );
+    // The x of each period's label is proportional to its year: 2018 -> 2022 is four times
+    // the 2016 -> 2017 step.
+    // Each <text x="..." ...>content</text>, content trimmed.
+    let texts: Vec<(f64, String)> = svg
+        .split("<text")
+        .skip(1)
+        .map(|t| {
+            let x = t.split("x=\"").nth(1).unwrap().split('"').next().unwrap();
+            let body = &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()];
+            (x.parse().unwrap(), body.trim().to_string())
+        })
+        .collect();
+    let x_of = |label: &str| -> f64 {
+        texts
+            .iter()
+            .find(|(_, t)| t == label)
+            .unwrap_or_else(|| panic!("no label {label}"))
+            .0
+    };
+    let (x16, x17, x18, x22) = (x_of("2016"), x_of("2017"), x_of("2018"), x_of("2022"));
+    let ratio = (x22 - x18) / (x17 - x16);
+    assert!((ratio - 4.0).abs() < 0.1, "2018->2022 is {ratio} steps");
 }
 
 #[test]
@@ -513,7 +571,7 @@ fn input_shape_errors() {
         values: vec![0.5],
     }];
     assert!(matches!(
-        topic_share_over_time(dir.path(), &style(), &periods(), &bad),
+        topic_share_over_time(dir.path(), &style(), &periods(), &positions(), &bad),
         Err(ChartError::SeriesLength {
             expected: 11,
             found: 1,
@@ -522,14 +580,20 @@ fn input_shape_errors() {
     ));
     let labels = vec!["a".to_string(), "b".to_string()];
     assert!(matches!(
-        similarity_heatmap(dir.path(), &style(), &labels, &[vec![1.0, 0.0]]),
+        similarity_heatmap(dir.path(), &style(), &labels, &[0, 1], &[vec![1.0, 0.0]]),
         Err(ChartError::MatrixRows {
             expected: 2,
             found: 1
         })
     ));
     assert!(matches!(
-        similarity_heatmap(dir.path(), &style(), &labels, &[vec![1.0, 0.0], vec![1.0]]),
+        similarity_heatmap(
+            dir.path(),
+            &style(),
+            &labels,
+            &[0, 1],
+            &[vec![1.0, 0.0], vec![1.0]]
+        ),
         Err(ChartError::MatrixColumns {
             row: 1,
             expected: 2,
@@ -695,7 +759,7 @@ fn hostile_labels_are_escaped_in_svg() {
     // Same for the other charts that take labels.
     let hostile = vec!["<script>x</script>".to_string(), "A & B".to_string()];
     let (_, svg, _) =
-        written(similarity_heatmap(dir.path(), &st, &hostile, &sim_matrix(2)).unwrap());
+        written(similarity_heatmap(dir.path(), &st, &hostile, &[0, 1], &sim_matrix(2)).unwrap());
     let text = fs::read_to_string(svg).unwrap();
     assert!(!text.contains("<script"));
     assert_well_formed(&text);
@@ -797,7 +861,14 @@ fn render_many(dir: &Path, st: &ChartStyle) -> Vec<ChartOutcome> {
     vec![
         topic_sizes(dir, st, &b).unwrap(),
         top_terms(dir, st, &t).unwrap(),
-        similarity_heatmap(dir, st, &labels, &sim_matrix(30)).unwrap(),
+        similarity_heatmap(
+            dir,
+            st,
+            &labels,
+            &(0..30).collect::<Vec<_>>(),
+            &sim_matrix(30),
+        )
+        .unwrap(),
         movers(dir, st, &mv, "change in share (percentage points)").unwrap(),
     ]
 }

@@ -7,8 +7,11 @@
 //! covering data. Labels sit right of the plot at the height of their line's
 //! last value and are pushed apart (a deterministic 1-D pass down, then up)
 //! so they never overlap; a thin leader joins a moved label to its line.
-//! Period labels on the x axis are thinned from the right when they would
-//! collide.
+//! Periods sit at their place in time (`positions`: a year is 1.0), so 2018,
+//! 2022, 2023 are not spaced evenly; a gap longer than the usual step between
+//! periods is shaded and named in a footnote, so a line across it is not
+//! read as data. Period labels on the x axis are thinned from the right when
+//! they would collide.
 
 use super::canvas::{Align, Canvas, Rect, LABEL_SIZE, MIN_LABEL_SIZE, TICK_SIZE};
 use super::palette::{topic_color, AXIS, GRID, INK, MUTED};
@@ -30,15 +33,24 @@ pub struct TopicSeries {
     pub values: Vec<f64>,
 }
 
-/// Draws `topic_share_over_time.png` / `.svg` into `dir`. Errors when a
-/// series does not have one value per period; skipped when there are fewer
-/// than 2 periods or no series.
+/// Draws `topic_share_over_time.png` / `.svg` into `dir`. `positions[i]` is
+/// period `i`'s place on the time axis (ascending; batches: 0, 1, 2, ...).
+/// Errors when a series or the positions do not have one value per period;
+/// skipped when there are fewer than 2 periods or no series.
 pub fn topic_share_over_time(
     dir: &Path,
     style: &ChartStyle,
     periods: &[String],
+    positions: &[f64],
     series: &[TopicSeries],
 ) -> Result<ChartOutcome, ChartError> {
+    if positions.len() != periods.len() {
+        return Err(ChartError::SeriesLength {
+            label: "period positions".into(),
+            expected: periods.len(),
+            found: positions.len(),
+        });
+    }
     for s in series {
         if s.values.len() != periods.len() {
             return Err(ChartError::SeriesLength {
@@ -77,6 +89,7 @@ pub fn topic_share_over_time(
         &TimeChart {
             title: style.title.clone(),
             periods: periods.iter().map(|p| clean(p)).collect(),
+            positions: positions.to_vec(),
             lines,
         },
     )
@@ -85,7 +98,28 @@ pub fn topic_share_over_time(
 struct TimeChart {
     title: String,
     periods: Vec<String>,
+    positions: Vec<f64>,
     lines: Vec<TopicSeries>,
+}
+
+/// The gaps in time: `(i, i + 1)` where the step from period `i` to the next is more than
+/// 1.5 times the smallest step (2018 -> 2022 among yearly periods).
+pub(crate) fn gaps(positions: &[f64]) -> Vec<usize> {
+    let steps: Vec<f64> = positions.windows(2).map(|w| w[1] - w[0]).collect();
+    let Some(unit) = steps
+        .iter()
+        .copied()
+        .filter(|d| *d > 0.0 && d.is_finite())
+        .min_by(f64::total_cmp)
+    else {
+        return Vec::new();
+    };
+    steps
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| **d > 1.5 * unit)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Spreads label centres `want` (sorted ascending) so neighbours are at
@@ -115,11 +149,22 @@ impl Chart for TimeChart {
     fn draw<DB: DrawingBackend>(&self, c: &mut Canvas<'_, DB>) -> Result<(), ChartError> {
         let top = c.heading(&self.title, "Share of documents per period")?;
         let has_other = self.lines.iter().any(|l| l.topic_id == usize::MAX);
-        let notes = if has_other {
+        let mut notes = if has_other {
             vec!["Grey line: all other topics combined.".to_string()]
         } else {
             Vec::new()
         };
+        let gaps = gaps(&self.positions);
+        if !gaps.is_empty() {
+            let spans: Vec<String> = gaps
+                .iter()
+                .map(|&i| format!("{} to {}", self.periods[i], self.periods[i + 1]))
+                .collect();
+            notes.push(format!(
+                "Shaded: a gap in time without documents ({}).",
+                spans.join(", ")
+            ));
+        }
         let bottom = c.footnote(&notes)?;
         let m = c.margin();
         let f = c.px(TICK_SIZE);
@@ -167,10 +212,16 @@ impl Chart for TimeChart {
             plot_bottom,
         );
 
+        let (t0, t1) = (self.positions[0], self.positions[n - 1]);
+        let span = if t1 > t0 { t1 - t0 } else { 1.0 };
         let px = |i: usize| {
             let pad = plot.w() * 0.02;
-            plot.x0 + pad + (plot.w() - 2.0 * pad) * i as f32 / (n - 1).max(1) as f32
+            plot.x0 + pad + (plot.w() - 2.0 * pad) * ((self.positions[i] - t0) / span) as f32
         };
+        for &i in &gaps {
+            let band = Rect::new(px(i) + c.px(6.0), plot.y0, px(i + 1) - c.px(6.0), plot.y1);
+            c.fill_rect(band, GRID, 0.6)?;
+        }
         let py = |v: f64| plot.y1 - ((v * 100.0) / yhi) as f32 * plot.h();
 
         for (v, l) in yt.iter().zip(&ylabels) {
@@ -180,21 +231,22 @@ impl Chart for TimeChart {
         }
         c.hline(plot.x0, plot.x1, plot.y1, AXIS, c.px(2.0))?;
 
-        // Period labels, thinned from the right so the last is always shown.
+        // Period labels, thinned from the right so the last is always shown: a label is drawn
+        // when it clears the last one drawn to its right.
         let pw = self
             .periods
             .iter()
             .map(|p| c.measure(f, false, p))
             .fold(0.0f32, f32::max)
             + c.px(20.0);
-        let slot = (px(1) - px(0)).max(1.0);
-        let every = ((pw / slot).ceil() as usize).max(1);
-        let max_label = (slot * every as f32 - c.px(20.0)).max(0.0);
-        for (i, p) in self.periods.iter().enumerate() {
-            if !(n - 1 - i).is_multiple_of(every) {
+        let max_label = (pw - c.px(20.0)).max(0.0);
+        let mut right_edge = f32::INFINITY;
+        for (i, p) in self.periods.iter().enumerate().rev() {
+            let x = px(i);
+            if x + pw / 2.0 > right_edge {
                 continue;
             }
-            let x = px(i);
+            right_edge = x - pw / 2.0;
             c.vline(x, plot.y1, plot.y1 + c.px(8.0), AXIS, c.px(2.0))?;
             let line = c.fit1(p, f, false, max_label);
             c.text(
@@ -265,8 +317,16 @@ impl Chart for TimeChart {
 
 #[cfg(test)]
 mod tests {
-    use super::spread;
+    use super::{gaps, spread};
     use approx::assert_abs_diff_eq;
+
+    #[test]
+    fn gaps_are_steps_longer_than_the_usual_one() {
+        assert_eq!(gaps(&[2016.0, 2017.0, 2018.0, 2022.0, 2023.0]), [2]);
+        assert!(gaps(&[0.0, 1.0, 2.0]).is_empty());
+        assert_eq!(gaps(&[2025.0, 2025.25, 2025.75]), [1], "a missing quarter");
+        assert!(gaps(&[2020.0]).is_empty());
+    }
 
     #[test]
     fn spread_separates_and_keeps_order() {

@@ -48,6 +48,7 @@ pub fn draw_charts(
     let topics = &a.summary.topics;
     let label = |t: usize| topics[t].label.clone();
     let periods: Vec<String> = a.trends.periods.iter().map(|p| p.label.clone()).collect();
+    let positions: Vec<f64> = a.trends.periods.iter().map(|p| p.x).collect();
     let points: Vec<chart::MapPoint> = a
         .map
         .documents
@@ -107,7 +108,7 @@ pub fn draw_charts(
             add(
                 "topic_share_over_time",
                 format!("Share of each period's documents in the {top} topics that moved most."),
-                chart::topic_share_over_time(dir, style, &periods, &series)?,
+                chart::topic_share_over_time(dir, style, &periods, &positions, &series)?,
             );
             let movers: Vec<chart::Mover> = a
                 .trends
@@ -178,10 +179,11 @@ pub fn draw_charts(
         map?,
     );
     let labels: Vec<String> = topics.iter().map(|t| t.label.clone()).collect();
+    let ids: Vec<usize> = topics.iter().map(|t| t.id).collect();
     add(
         "topic_similarity",
         "Cosine similarity of topic centroids: related topics light up.".into(),
-        chart::similarity_heatmap(dir, style, &labels, &a.similarity)?,
+        chart::similarity_heatmap(dir, style, &labels, &ids, &a.similarity)?,
     );
     if let Some(sel) = &a.k_selection {
         let points: Vec<chart::KScore> = sel
