@@ -125,7 +125,9 @@ def read_input_spec(path):
     if fmt not in ("csv", "table") or any(c in inp["path"] for c in "*?["):
         die(f"the first input of {path.name} is not a single CSV file ({inp['path']!r}, format {fmt!r})")
     csv_path = (path.parent / inp["path"]).resolve()
-    need_file(csv_path, f"corpus of {path.name}", shared=True)
+    if not csv_path.is_file():
+        die(f"corpus of {path.name} not found: {csv_path}. The shared corpora live in "
+            f"../shared/corpora/, which must sit beside the checkout ({SHARED})")
     text = inp.get("text")
     if isinstance(text, str):
         text = [text]
@@ -205,9 +207,11 @@ def tokenized_corpus(spec, tokenizer):
 
 # --- topicmap's report ---------------------------------------------------------------------
 
-def run_topicmap(binary, spec, k, out):
+def run_topicmap(binary, spec, k, out, sets=()):
     cmd = [str(binary), "run", str(spec["path"]), "--out", str(out),
            "--set", "output.previous=none", "--set", f"cluster.k={k}", "--quiet"]
+    for s in sets:
+        cmd += ["--set", s]
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
@@ -272,7 +276,7 @@ def npmi_per_topic(stem_lists, texts, dictionary, processes):
     return values
 
 
-def measure(spec, k, binary, tokenizer, processes, workdir):
+def measure(spec, k, binary, tokenizer, processes, workdir, sets=()):
     log(f"{spec['name']} (k={k}):")
     texts, dictionary = tokenized_corpus(spec, tokenizer)
     n_docs = dictionary.num_docs
@@ -283,7 +287,7 @@ def measure(spec, k, binary, tokenizer, processes, workdir):
 
     out = Path(workdir) / spec["name"]
     t = time.perf_counter()
-    cmd = run_topicmap(binary, spec, k, out)
+    cmd = run_topicmap(binary, spec, k, out, sets)
     log(f"  topicmap: {time.perf_counter() - t:.1f} s")
     topics = read_topics(out)
     run_info = read_json(out / "run.json")
@@ -376,9 +380,13 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="Run from the repo root; see the module docstring for what is measured.")
     ap.add_argument("--pipelines", nargs="+", default=DEFAULT_PIPELINES, metavar="PATH[:K]",
-                    help="pipeline files, each with the k to run it at (default: %(default)s)")
+                    help="pipeline files, each with the k to run it at (default: "
+                         f"{' '.join(DEFAULT_PIPELINES)})")
     ap.add_argument("--binary", default=DEFAULT_BINARY, help="topicmap binary (default: %(default)s)")
     ap.add_argument("--json", type=Path, metavar="OUT", help="also write every number and label as JSON")
+    ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                    help="passed on to topicmap run (repeatable), to compare settings, "
+                         "e.g. --set describe.diversity=0")
     ap.add_argument("--processes", type=int, default=1, choices=[1, 2],
                     help="gensim worker processes for NPMI (default: %(default)s)")
     a = ap.parse_args()
@@ -399,7 +407,7 @@ def main():
     started = time.perf_counter()
     tokenizer = Tokenizer()
     with tempfile.TemporaryDirectory(prefix="label_quality-") as workdir:
-        results = [measure(spec, k, binary, tokenizer, a.processes, workdir) for spec, k in runs]
+        results = [measure(spec, k, binary, tokenizer, a.processes, workdir, a.set) for spec, k in runs]
     elapsed = time.perf_counter() - started
     log(f"done in {elapsed:.0f} s")
 

@@ -128,6 +128,10 @@ pub struct DescribeOptions {
     pub label_terms: Option<usize>,
     pub phrases: Option<bool>,
     pub representatives: Option<usize>,
+    pub reduce_frequent_words: Option<bool>,
+    pub min_spread: Option<f64>,
+    pub diversity: Option<f64>,
+    pub label_max_share: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

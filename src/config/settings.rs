@@ -279,6 +279,12 @@ impl Settings {
             label_terms: d.label_terms.unwrap_or(defaults.label_terms),
             phrases: d.phrases.unwrap_or(defaults.phrases),
             representatives: d.representatives.unwrap_or(defaults.representatives),
+            reduce_frequent_words: d
+                .reduce_frequent_words
+                .unwrap_or(defaults.reduce_frequent_words),
+            min_spread: d.min_spread.unwrap_or(defaults.min_spread),
+            diversity: d.diversity.unwrap_or(defaults.diversity),
+            label_max_share: d.label_max_share.unwrap_or(defaults.label_max_share),
         }
         .check()?;
 

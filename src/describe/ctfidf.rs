@@ -1,9 +1,25 @@
 //! Class-based TF-IDF (BERTopic's c-TF-IDF) over unigrams and phrases, and label selection.
 //!
-//! For topic `c` and term `t`: `W(t, c) = tf(t, c) / |c| * ln(1 + A / f(t))`, where `tf(t, c)` is
-//! how often `t` occurs in the topic's documents, `|c|` the topic's total term count, `A` the mean
-//! of `|c|` over topics and `f(t)` the frequency of `t` over all topics. Unlike raw centroid
-//! weights, this rewards words that are frequent in one topic *and* rare elsewhere.
+//! For topic `c` and term `t`: `W(t, c) = sqrt(tf(t, c) / |c|) * ln(1 + A / f(t))`, where
+//! `tf(t, c)` is how often `t` occurs in the topic's documents, `|c|` the topic's total term
+//! count, `A` the mean of `|c|` over topics and `f(t)` the frequency of `t` over all topics.
+//! Unlike raw centroid weights, this rewards words that are frequent in one topic *and* rare
+//! elsewhere. The square root is BERTopic's `reduce_frequent_words`: it flattens the term
+//! frequency, so a word that is everywhere in a topic because it is everywhere in the corpus
+//! ("model", "learning") no longer outweighs the rarer words that set the topic apart
+//! (`damping = false` gives the plain formula).
+//!
+//! Three more rules keep the terms distinctive:
+//! - **Spread.** A term must occur in at least [`TermRules::min_spread`] of the topic's
+//!   documents (at least 2 documents in a topic of 10 or more): a few documents that repeat a
+//!   token hundreds of times (uuencoded attachments, tables) cannot lead a topic. Terms that
+//!   fail the rule are only used when too few others are left.
+//! - **Diversity.** The list is picked by maximal marginal relevance over the terms' LSA
+//!   vectors (their rows of `V Σ`, so terms that occur together point the same way): each next
+//!   term maximises `(1 - d) * relevance - d * (how near it is to duplicating a term already
+//!   picked)`, with `d` = [`TermRules::diversity`], so the top terms are not near-duplicates
+//!   ("rl" beside "reinforcement learning").
+//! - **One stem once.** Terms or phrases that share a stem are never listed together.
 //!
 //! Phrases: in each topic, two- and three-word sequences whose first and last words are among the
 //! topic's best unigrams are counted (a stop word may sit inside a trigram: "chain of thought"),
@@ -25,6 +41,51 @@ const PHRASE_MIN_COUNT: u32 = 3;
 /// A phrase absorbs a word when it accounts for this share of the word's uses in the topic.
 const ABSORB: f64 = 0.4;
 
+/// How terms are ranked and picked (see the module docs). Defaults: damping on, spread 2% of a
+/// topic's documents, diversity 0.3.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TermRules {
+    /// Terms listed per topic.
+    pub top: usize,
+    /// Count two- and three-word phrases.
+    pub phrases: bool,
+    /// `sqrt` of the term frequency (BERTopic's reduce_frequent_words).
+    pub damping: bool,
+    /// Least share of a topic's documents a term must occur in.
+    pub min_spread: f64,
+    /// Weight of novelty against relevance when picking terms (0 = by weight alone).
+    pub diversity: f64,
+}
+
+impl Default for TermRules {
+    fn default() -> Self {
+        TermRules {
+            top: 10,
+            phrases: true,
+            damping: true,
+            min_spread: 0.02,
+            diversity: 0.3,
+        }
+    }
+}
+
+impl TermRules {
+    /// The documents a term must occur in, for a topic of `size` documents.
+    pub fn min_docs(&self, size: usize) -> u32 {
+        let share = (self.min_spread * size as f64).ceil() as u32;
+        share.max(if size >= 10 { 2 } else { 1 })
+    }
+}
+
+/// Each vocabulary term's vector for the diversity rule (`vectors[row[t]]`), from the
+/// reduction: terms without a row are never penalised as similar.
+#[derive(Debug, Clone, Copy)]
+pub struct TermVectors<'a> {
+    /// Row of each term of the tokenized corpus, or `u32::MAX`.
+    pub row: &'a [u32],
+    pub vectors: ndarray::ArrayView2<'a, f32>,
+}
+
 /// A weighted term or phrase of a topic.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WeightedTerm {
@@ -34,6 +95,12 @@ pub struct WeightedTerm {
     pub weight: f64,
     /// Stems of its content words (used to keep listed terms from sharing a stem).
     pub stems: Vec<u32>,
+    /// The share of all documents its least frequent word occurs in: how generic the term is
+    /// (a phrase is as distinctive as its rarest word).
+    pub corpus_share: f64,
+    /// How many times more common (by documents) its most concentrated word is in the topic than
+    /// in the whole corpus.
+    pub lift: f64,
 }
 
 /// Top terms of each topic, best first, no two sharing a stem.
@@ -42,9 +109,10 @@ pub fn topic_terms(
     vocabulary: &[bool],
     assignments: &[usize],
     k: usize,
-    top: usize,
-    phrases: bool,
+    rules: &TermRules,
+    vectors: Option<TermVectors<'_>>,
 ) -> Vec<Vec<WeightedTerm>> {
+    let top = rules.top;
     let n_terms = tc.terms.len();
     let docs: Vec<usize> = (0..tc.n_docs()).collect();
     // Term counts per topic (integer sums: the same whatever the thread count), accumulated over
@@ -66,77 +134,191 @@ pub fn topic_terms(
             _ => OUT,
         })
         .collect();
-    let dense: Vec<Vec<u32>> = docs
-        .par_chunks(crate::tokenize::CHUNK)
-        .fold(
-            || vec![vec![0u32; nv]; k],
-            |mut acc, ds| {
-                for &d in ds {
-                    let row = &mut acc[assignments[d]];
-                    for &w in tc.doc_words(d) {
-                        let s = word_slot[w as usize];
-                        if s != OUT {
-                            row[s as usize] += 1;
-                        }
-                    }
-                }
-                acc
-            },
-        )
-        .reduce(
-            || vec![vec![0u32; nv]; k],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
-                }
-                a
-            },
-        );
-    let counts: Vec<Vec<u32>> = dense
-        .iter()
-        .map(|row| {
-            let mut full = vec![0u32; n_terms];
-            for (&t, &c) in in_vocabulary.iter().zip(row) {
-                full[t as usize] = c;
+    // Per topic and term: its occurrences (for phrases, whose counts are raw), its weight units
+    // (each document adds `1 + ln(count in the document)`, in thousandths so that the sums are
+    // integers, the same whatever the thread count: a few documents repeating a token hundreds
+    // of times cannot outweigh the many that use a word once or twice), and the documents it
+    // occurs in (for the spread rule).
+    let units: Vec<u64> = (0..=64u32)
+        .map(|c| {
+            if c == 0 {
+                0
+            } else {
+                (1000.0 * (1.0 + (c as f64).ln())).round() as u64
             }
-            full
         })
         .collect();
+    let unit = |c: u32| -> u64 {
+        match units.get(c as usize) {
+            Some(&u) => u,
+            None => (1000.0 * (1.0 + (c as f64).ln())).round() as u64,
+        }
+    };
+    struct Acc {
+        raw: Vec<Vec<u32>>,
+        sub: Vec<Vec<u64>>,
+        df: Vec<Vec<u32>>,
+    }
+    let new_acc = || Acc {
+        raw: vec![vec![0u32; nv]; k],
+        sub: vec![vec![0u64; nv]; k],
+        df: vec![vec![0u32; nv]; k],
+    };
+    let acc = docs
+        .par_chunks(crate::tokenize::CHUNK)
+        .fold(
+            || (new_acc(), vec![u32::MAX; nv], Vec::<(u32, u32)>::new()),
+            |(mut acc, mut at, mut doc), ds| {
+                for &d in ds {
+                    let c = assignments[d];
+                    // The document's terms and counts; `at` maps a slot to its place in `doc`.
+                    doc.clear();
+                    for &w in tc.doc_words(d) {
+                        let s = word_slot[w as usize];
+                        if s == OUT {
+                            continue;
+                        }
+                        match at[s as usize] {
+                            u32::MAX => {
+                                at[s as usize] = doc.len() as u32;
+                                doc.push((s, 1));
+                            }
+                            i => doc[i as usize].1 += 1,
+                        }
+                    }
+                    for &(s, n) in &doc {
+                        at[s as usize] = u32::MAX;
+                        acc.raw[c][s as usize] += n;
+                        acc.sub[c][s as usize] += unit(n);
+                        acc.df[c][s as usize] += 1;
+                    }
+                }
+                (acc, at, doc)
+            },
+        )
+        .map(|(acc, _, _)| acc)
+        .reduce(new_acc, |mut a, b| {
+            for (x, y) in a.raw.iter_mut().zip(b.raw) {
+                x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
+            }
+            for (x, y) in a.sub.iter_mut().zip(b.sub) {
+                x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
+            }
+            for (x, y) in a.df.iter_mut().zip(b.df) {
+                x.iter_mut().zip(y).for_each(|(p, q)| *p += q);
+            }
+            a
+        });
+    fn full<T: Copy + Default>(dense: &[Vec<T>], ids: &[u32], n: usize) -> Vec<Vec<T>> {
+        dense
+            .iter()
+            .map(|row| {
+                let mut full = vec![T::default(); n];
+                for (&t, &c) in ids.iter().zip(row) {
+                    full[t as usize] = c;
+                }
+                full
+            })
+            .collect()
+    }
+    let counts = full(&acc.raw, &in_vocabulary, n_terms);
+    let sub = full(&acc.sub, &in_vocabulary, n_terms);
+    let doc_freq = full(&acc.df, &in_vocabulary, n_terms);
+    drop(acc);
+    // Topic sizes in documents, for the spread rule.
+    let mut sizes = vec![0usize; k];
+    assignments.iter().for_each(|&c| sizes[c] += 1);
+    // Raw totals and frequencies weigh phrases (counted raw); unit ones weigh words.
     let totals: Vec<f64> = counts
         .iter()
         .map(|r| r.iter().map(|&c| c as f64).sum())
         .collect();
-    let mean_total = totals.iter().sum::<f64>() / k.max(1) as f64;
-    let freq: Vec<f64> = (0..n_terms)
-        .map(|t| counts.iter().map(|r| r[t] as f64).sum())
+    let sub_totals: Vec<f64> = sub
+        .iter()
+        .map(|r| r.iter().map(|&c| c as f64).sum())
         .collect();
-    let weight = |count: f64, class_total: f64, f: f64| {
+    let mean_total = totals.iter().sum::<f64>() / k.max(1) as f64;
+    let mean_sub_total = sub_totals.iter().sum::<f64>() / k.max(1) as f64;
+    // Each term's share of all documents.
+    let n_docs = assignments.len().max(1) as f64;
+    let share: Vec<f64> = (0..n_terms)
+        .map(|t| doc_freq.iter().map(|r| r[t] as f64).sum::<f64>() / n_docs)
+        .collect();
+    let corpus_share = |stems: &[u32]| {
+        stems
+            .iter()
+            .map(|&t| share[t as usize])
+            .fold(1.0f64, f64::min)
+    };
+    let lift = |c: usize, stems: &[u32]| {
+        stems
+            .iter()
+            .map(|&t| {
+                let in_topic = doc_freq[c][t as usize] as f64 / sizes[c].max(1) as f64;
+                in_topic / share[t as usize].max(1e-12)
+            })
+            .fold(0.0f64, f64::max)
+    };
+    // A stem and the same stem with an "s" (the plural the stemmer leaves alone: "llm" and
+    // "llms", "gan" and "gans") are one term for the rule that no two listed terms share a stem.
+    let canon: Vec<u32> = {
+        let by_stem: FxHashMap<&str, u32> = in_vocabulary
+            .iter()
+            .map(|&t| (tc.terms[t as usize].stem.as_str(), t))
+            .collect();
+        (0..n_terms as u32)
+            .map(|t| {
+                let stem = tc.terms[t as usize].stem.as_str();
+                stem.strip_suffix('s')
+                    .filter(|s| s.len() >= 2)
+                    .and_then(|s| by_stem.get(s).copied())
+                    .unwrap_or(t)
+            })
+            .collect()
+    };
+    let sub_freq: Vec<f64> = (0..n_terms)
+        .map(|t| sub.iter().map(|r| r[t] as f64).sum())
+        .collect();
+    let damping = rules.damping;
+    let weigh = |count: f64, class_total: f64, f: f64, mean: f64| {
         if count <= 0.0 || class_total <= 0.0 || f <= 0.0 {
             0.0
         } else {
-            count / class_total * (1.0 + mean_total / f).ln()
+            let tf = count / class_total;
+            let tf = if damping { tf.sqrt() } else { tf };
+            tf * (1.0 + mean / f).ln()
         }
     };
+    let weight = |count: f64, class_total: f64, f: f64| weigh(count, class_total, f, mean_total);
 
-    // Unigram candidates per topic.
+    // Unigram candidates per topic: the well-spread terms first, by weight.
+    let spread = |c: usize, t: u32| doc_freq[c][t as usize] >= rules.min_docs(sizes[c]);
     let unigrams: Vec<Vec<(u32, f64)>> = (0..k)
         .map(|c| {
             let mut v: Vec<(u32, f64)> = (0..n_terms as u32)
                 .filter(|&t| counts[c][t as usize] > 0)
                 .map(|t| {
-                    (
-                        t,
-                        weight(counts[c][t as usize] as f64, totals[c], freq[t as usize]),
-                    )
+                    let w = weigh(
+                        sub[c][t as usize] as f64,
+                        sub_totals[c],
+                        sub_freq[t as usize],
+                        mean_sub_total,
+                    );
+                    (t, w)
                 })
                 .collect();
-            v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            v.sort_by(|a, b| {
+                spread(c, b.0)
+                    .cmp(&spread(c, a.0))
+                    .then(b.1.total_cmp(&a.1))
+                    .then(a.0.cmp(&b.0))
+            });
             v.truncate(PHRASE_SEEDS.max(top * 3));
             v
         })
         .collect();
 
-    let phrase_lists = if phrases {
+    let phrase_lists = if rules.phrases {
         find_phrases(tc, assignments, k, &unigrams, &counts, &totals, &weight)
     } else {
         (0..k).map(|_| Vec::new()).collect()
@@ -151,6 +333,8 @@ pub fn topic_terms(
                     text: p.text.clone(),
                     weight: p.weight,
                     stems: p.stems.clone(),
+                    corpus_share: corpus_share(&p.stems),
+                    lift: lift(c, &p.stems),
                 });
                 absorbed.extend(p.absorbs.iter().copied());
             }
@@ -167,28 +351,124 @@ pub fn topic_terms(
                     text,
                     weight: w,
                     stems: vec![t],
+                    corpus_share: share[t as usize],
+                    lift: lift(c, &[t]),
                 });
             }
+            // Well-spread candidates first (a phrase counts as spread when its words are),
+            // then by weight.
+            let is_spread = |w: &WeightedTerm| w.stems.iter().all(|&t| spread(c, t));
             cands.sort_by(|a, b| {
-                b.weight
-                    .total_cmp(&a.weight)
+                is_spread(b)
+                    .cmp(&is_spread(a))
+                    .then(b.weight.total_cmp(&a.weight))
                     .then_with(|| a.text.cmp(&b.text))
             });
             let mut used: FxHashSet<u32> = FxHashSet::default();
-            let mut out = Vec::new();
+            let mut pool = Vec::new();
             for cand in cands {
-                if cand.stems.iter().any(|s| used.contains(s)) {
+                if cand
+                    .stems
+                    .iter()
+                    .any(|&s| used.contains(&canon[s as usize]))
+                {
                     continue;
                 }
-                used.extend(cand.stems.iter().copied());
-                out.push(cand);
-                if out.len() == top {
+                used.extend(cand.stems.iter().map(|&s| canon[s as usize]));
+                pool.push(cand);
+                if pool.len() == top * 3 {
                     break;
                 }
             }
-            out
+            let spread_count = pool.iter().filter(|w| is_spread(w)).count();
+            pick_diverse(pool, spread_count, top, rules.diversity, vectors)
         })
         .collect()
+}
+
+/// Cosine similarity from which two terms count as near-duplicates for the diversity rule.
+/// Only near-duplicates are held back: penalising every similarity (plain MMR) pushed out the
+/// words that belong together and let in generic ones, which lowered both coherence (NPMI) and
+/// the diversity across topics (measured with `scripts/label_quality.py`, see the README).
+pub const NEAR_DUPLICATE: f64 = 0.85;
+
+/// Picks `top` terms from `pool` (ranked; its first `preferred` are the well-spread ones) by
+/// maximal marginal relevance against near-duplicates: each next term maximises
+/// `(1 - d) * w / w_max - d * dup`, where `dup` rises from 0 at a cosine similarity of
+/// [`NEAR_DUPLICATE`] to a term already picked, to 1 for the same direction. The preferred terms
+/// are picked before any other. Without vectors (or with `d = 0`) this keeps the ranking.
+fn pick_diverse(
+    pool: Vec<WeightedTerm>,
+    preferred: usize,
+    top: usize,
+    d: f64,
+    vectors: Option<TermVectors<'_>>,
+) -> Vec<WeightedTerm> {
+    let vectors = match vectors {
+        Some(v) if d > 0.0 && pool.len() > 1 => v,
+        _ => return pool.into_iter().take(top).collect(),
+    };
+    // Each candidate's unit vector: the sum of its words' vectors.
+    let dims = vectors.vectors.ncols();
+    let unit: Vec<Option<Vec<f32>>> = pool
+        .iter()
+        .map(|w| {
+            let mut v = vec![0f32; dims];
+            let mut any = false;
+            for &t in &w.stems {
+                let row = vectors.row.get(t as usize).copied().unwrap_or(u32::MAX);
+                if row != u32::MAX {
+                    any = true;
+                    v.iter_mut()
+                        .zip(vectors.vectors.row(row as usize))
+                        .for_each(|(a, b)| *a += b);
+                }
+            }
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            (any && norm > 0.0).then(|| v.iter().map(|x| x / norm).collect())
+        })
+        .collect();
+    let cos = |a: usize, b: usize| -> f64 {
+        match (&unit[a], &unit[b]) {
+            (Some(x), Some(y)) => x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>() as f64,
+            _ => 0.0,
+        }
+    };
+    let w_max = pool
+        .iter()
+        .map(|w| w.weight)
+        .fold(0.0f64, f64::max)
+        .max(1e-12);
+    let mut picked: Vec<usize> = Vec::new();
+    let mut left: Vec<usize> = (0..pool.len()).collect();
+    while picked.len() < top && !left.is_empty() {
+        // Preferred (well-spread) candidates go first while any are left.
+        let tier_open = left.iter().any(|&i| i < preferred);
+        let best = left
+            .iter()
+            .copied()
+            .filter(|&i| !tier_open || i < preferred)
+            .map(|i| {
+                let closest = picked.iter().map(|&j| cos(i, j)).fold(0.0f64, f64::max);
+                let duplicate = ((closest - NEAR_DUPLICATE) / (1.0 - NEAR_DUPLICATE)).max(0.0);
+                let score = (1.0 - d) * pool[i].weight / w_max - d * duplicate;
+                (i, score)
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|(i, _)| i)
+            .expect("left is not empty");
+        picked.push(best);
+        left.retain(|&i| i != best);
+    }
+    // Listed by weight (well-spread terms first), so the list reads from the strongest down.
+    picked.sort_by(|&a, &b| {
+        (a >= preferred)
+            .cmp(&(b >= preferred))
+            .then(pool[b].weight.total_cmp(&pool[a].weight))
+            .then(a.cmp(&b))
+    });
+    let mut pool: Vec<Option<WeightedTerm>> = pool.into_iter().map(Some).collect();
+    picked.into_iter().filter_map(|i| pool[i].take()).collect()
 }
 
 /// A counted phrase being ranked: weight, surface word ids, stems, absorbed stems.
@@ -448,4 +728,122 @@ fn find_phrases(
                 .collect()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenize::{Analyzer, StopWordList, TokenizerParams};
+
+    fn corpus(texts: &[String]) -> TokenizedCorpus {
+        let p = TokenizerParams::new()
+            .stem(false)
+            .stop_words(StopWordList::None);
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        TokenizedCorpus::build_texts(&refs, &Analyzer::new(&p))
+    }
+
+    fn terms(texts: &[String], assignments: &[usize], rules: &TermRules) -> Vec<Vec<String>> {
+        let tc = corpus(texts);
+        let vocabulary = vec![true; tc.terms.len()];
+        let k = assignments.iter().max().unwrap() + 1;
+        topic_terms(&tc, &vocabulary, assignments, k, rules, None)
+            .into_iter()
+            .map(|ts| ts.into_iter().map(|t| t.text).collect())
+            .collect()
+    }
+
+    fn rules() -> TermRules {
+        TermRules {
+            top: 3,
+            phrases: false,
+            ..TermRules::default()
+        }
+    }
+
+    #[test]
+    fn a_few_documents_repeating_a_token_cannot_lead_a_topic() {
+        // 40 documents about graphs, and two uuencoded attachments full of "zq".
+        let mut texts: Vec<String> = (0..40)
+            .map(|i| format!("graph nodes edges message passing item{i}"))
+            .collect();
+        texts.extend((0..2).map(|_| "zq ".repeat(300)));
+        texts.extend((0..40).map(|i| format!("protein folding structure sequence item{i}")));
+        let assignments: Vec<usize> = (0..82).map(|i| usize::from(i >= 42)).collect();
+        let got = terms(&texts, &assignments, &rules());
+        assert!(!got[0].contains(&"zq".to_string()), "{:?}", got[0]);
+        // With the spread rule and damping off, counting each document as 1 + ln(its count)
+        // still holds "zq" back (raw counts gave it 600 occurrences against 40).
+        let plain = TermRules {
+            min_spread: 0.0,
+            damping: false,
+            ..rules()
+        };
+        let tc = corpus(&texts);
+        let vocabulary = vec![true; tc.terms.len()];
+        let got = topic_terms(&tc, &vocabulary, &assignments, 2, &plain, None);
+        assert_ne!(got[0][0].text, "zq", "{:?}", got[0]);
+    }
+
+    #[test]
+    fn damping_lets_the_distinctive_word_beat_the_frequent_one() {
+        // "model" is four times in every document of topic 0 and in every one of topic 1.
+        let mut texts: Vec<String> = (0..10)
+            .map(|_| "model model model model kernel".to_string())
+            .collect();
+        texts.extend((0..10).map(|_| "model tree".to_string()));
+        let assignments: Vec<usize> = (0..20).map(|i| usize::from(i >= 10)).collect();
+        let damped = terms(&texts, &assignments, &rules());
+        assert_eq!(damped[0][0], "kernel", "{damped:?}");
+        let plain = terms(
+            &texts,
+            &assignments,
+            &TermRules {
+                damping: false,
+                ..rules()
+            },
+        );
+        assert_eq!(plain[0][0], "model", "{plain:?}");
+    }
+
+    #[test]
+    fn a_plural_the_stemmer_keeps_is_not_listed_beside_its_singular() {
+        let mut texts: Vec<String> = (0..20)
+            .map(|i| format!("llm llms prompt item{i}"))
+            .collect();
+        texts.extend((0..20).map(|i| format!("protein folding item{i}")));
+        let assignments: Vec<usize> = (0..40).map(|i| usize::from(i >= 20)).collect();
+        let got = terms(&texts, &assignments, &rules());
+        let both = got[0].contains(&"llm".to_string()) && got[0].contains(&"llms".to_string());
+        assert!(!both, "{:?}", got[0]);
+        assert!(got[0].contains(&"prompt".to_string()), "{:?}", got[0]);
+    }
+
+    #[test]
+    fn near_duplicates_give_way_to_the_next_term() {
+        let term = |text: &str, weight: f64, stem: u32| WeightedTerm {
+            text: text.into(),
+            weight,
+            stems: vec![stem],
+            corpus_share: 0.01,
+            lift: 10.0,
+        };
+        let pool = vec![
+            term("cnn", 1.0, 0),
+            term("convolutional", 0.9, 1),
+            term("pooling", 0.5, 2),
+        ];
+        // "convolutional" points where "cnn" does; "pooling" elsewhere.
+        let v = ndarray::array![[1.0f32, 0.0], [0.99, 0.05], [0.0, 1.0]];
+        let row = [0u32, 1, 2];
+        let vectors = TermVectors {
+            row: &row,
+            vectors: v.view(),
+        };
+        let texts = |p: Vec<WeightedTerm>| p.into_iter().map(|t| t.text).collect::<Vec<_>>();
+        let diverse = pick_diverse(pool.clone(), 3, 2, 0.3, Some(vectors));
+        assert_eq!(texts(diverse), ["cnn", "pooling"]);
+        let by_weight = pick_diverse(pool, 3, 2, 0.0, Some(vectors));
+        assert_eq!(texts(by_weight), ["cnn", "convolutional"]);
+    }
 }

@@ -15,7 +15,8 @@ use crate::vectorize::TfIdf;
 pub use ctfidf::WeightedTerm;
 
 /// Settings of the describe stage. Defaults: 10 top terms, 3 label terms, phrases on, 3
-/// representative documents.
+/// representative documents, frequent-word damping on, spread 2%, diversity 0.3, label terms
+/// found in at most 20% of all documents.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DescribeParams {
     /// Top terms listed per topic (at least `label_terms`).
@@ -26,6 +27,14 @@ pub struct DescribeParams {
     pub phrases: bool,
     /// Representative documents per topic.
     pub representatives: usize,
+    /// `sqrt` of the term frequency in c-TF-IDF (BERTopic's reduce_frequent_words).
+    pub reduce_frequent_words: bool,
+    /// Least share of a topic's documents a term must occur in (0 to 1).
+    pub min_spread: f64,
+    /// Diversity of the top terms (maximal marginal relevance weight, 0 to 1).
+    pub diversity: f64,
+    /// Label terms must be found in at most this share of all documents (0 to 1).
+    pub label_max_share: f64,
 }
 
 /// A broken rule of [`DescribeParams`].
@@ -33,6 +42,16 @@ pub struct DescribeParams {
 pub enum DescribeParamsError {
     #[error("describe.label-terms = {0} must be 1, 2 or 3")]
     LabelTerms(usize),
+    #[error(
+        "describe.min-spread = {0} must be within 0.0 ..= 1.0 (a share of a topic's documents)"
+    )]
+    MinSpread(f64),
+    #[error("describe.diversity = {0} must be within 0.0 ..= 1.0")]
+    Diversity(f64),
+    #[error(
+        "describe.label-max-share = {0} must be within 0.0 ..= 1.0 (a share of all documents)"
+    )]
+    LabelMaxShare(f64),
 }
 
 impl DescribeParams {
@@ -41,6 +60,15 @@ impl DescribeParams {
         if !(1..=3).contains(&self.label_terms) {
             return Err(DescribeParamsError::LabelTerms(self.label_terms));
         }
+        if !(0.0..=1.0).contains(&self.min_spread) {
+            return Err(DescribeParamsError::MinSpread(self.min_spread));
+        }
+        if !(0.0..=1.0).contains(&self.diversity) {
+            return Err(DescribeParamsError::Diversity(self.diversity));
+        }
+        if !(0.0..=1.0).contains(&self.label_max_share) {
+            return Err(DescribeParamsError::LabelMaxShare(self.label_max_share));
+        }
         self.top_terms = self.top_terms.max(self.label_terms);
         Ok(self)
     }
@@ -48,11 +76,16 @@ impl DescribeParams {
 
 impl Default for DescribeParams {
     fn default() -> Self {
+        let rules = ctfidf::TermRules::default();
         DescribeParams {
-            top_terms: 10,
+            top_terms: rules.top,
             label_terms: 3,
-            phrases: true,
+            phrases: rules.phrases,
             representatives: 3,
+            reduce_frequent_words: rules.damping,
+            min_spread: rules.min_spread,
+            diversity: rules.diversity,
+            label_max_share: 0.2,
         }
     }
 }
@@ -79,12 +112,44 @@ pub struct TopicSummary {
     pub documents: usize,
 }
 
-/// Describes the topics of `clustering`. `tc` and `tfidf` are the corpus it was fitted on.
+/// A term more common than `label_max_share` still labels a topic when it is at least this many
+/// times as common (by documents) in the topic as in the whole corpus: "llms" in the topic about
+/// language models, not "model" in every topic.
+pub const LABEL_LIFT: f64 = 3.0;
+
+/// The terms of a label: the best terms that are distinctive (found in at most
+/// `label_max_share` of all documents) and whole (a phrase without stop words inside), at most
+/// `label_terms`; a topic none of whose terms is distinctive keeps its best whole terms. A word
+/// found in a fifth of all abstracts ("model", "learning") names no topic in particular.
+fn label_terms<'a>(terms: &'a [WeightedTerm], params: &DescribeParams) -> Vec<&'a str> {
+    let whole =
+        |t: &&WeightedTerm| !t.text.contains(' ') || t.stems.len() == t.text.split(' ').count();
+    let pick = |distinctive: bool| -> Vec<&'a str> {
+        terms
+            .iter()
+            .filter(whole)
+            .filter(|t| {
+                !distinctive || t.corpus_share <= params.label_max_share || t.lift >= LABEL_LIFT
+            })
+            .take(params.label_terms)
+            .map(|t| t.text.as_str())
+            .collect()
+    };
+    match pick(true) {
+        parts if parts.is_empty() => pick(false),
+        parts => parts,
+    }
+}
+
+/// Describes the topics of `clustering`. `tc` and `tfidf` are the corpus it was fitted on;
+/// `term_vectors` (one row per TF-IDF feature, e.g. the LSA term vectors) drive the diversity
+/// of the top terms, when there are any.
 pub fn describe(
     tc: &TokenizedCorpus,
     tfidf: &TfIdf,
     clustering: &Clustering,
     params: &DescribeParams,
+    term_vectors: Option<ndarray::ArrayView2<f32>>,
 ) -> TopicSummary {
     let k = clustering.k();
     // The c-TF-IDF vocabulary: the terms that survived the TF-IDF document-frequency bounds.
@@ -94,13 +159,31 @@ pub fn describe(
             vocabulary[t as usize] = true;
         }
     }
+    // Each term's row of the feature vectors (unigram features only).
+    let mut row = vec![u32::MAX; tc.terms.len()];
+    for (i, f) in tfidf.features().iter().enumerate() {
+        if let [t] = f.terms[..] {
+            row[t as usize] = i as u32;
+        }
+    }
+    let rules = ctfidf::TermRules {
+        top: params.top_terms,
+        phrases: params.phrases,
+        damping: params.reduce_frequent_words,
+        min_spread: params.min_spread,
+        diversity: params.diversity,
+    };
+    let vectors = term_vectors.as_ref().map(|v| ctfidf::TermVectors {
+        row: &row,
+        vectors: v.view(),
+    });
     let terms = ctfidf::topic_terms(
         tc,
         &vocabulary,
         clustering.assignments(),
         k,
-        params.top_terms,
-        params.phrases,
+        &rules,
+        vectors,
     );
     let n = clustering.assignments().len();
     let members = clustering.members();
@@ -109,12 +192,7 @@ pub fn describe(
         .into_iter()
         .enumerate()
         .map(|(id, terms)| {
-            let label_parts: Vec<&str> = terms
-                .iter()
-                .filter(|t| !t.text.contains(' ') || t.stems.len() == t.text.split(' ').count())
-                .take(params.label_terms)
-                .map(|t| t.text.as_str())
-                .collect();
+            let label_parts = label_terms(&terms, params);
             let label = if label_parts.is_empty() {
                 format!("topic {id}")
             } else {
@@ -136,5 +214,39 @@ pub fn describe(
     TopicSummary {
         topics,
         documents: n,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term(text: &str, stems: usize, corpus_share: f64, lift: f64) -> WeightedTerm {
+        WeightedTerm {
+            text: text.into(),
+            weight: 1.0,
+            stems: (0..stems as u32).collect(),
+            corpus_share,
+            lift,
+        }
+    }
+
+    #[test]
+    fn labels_skip_generic_words_unless_the_topic_owns_them() {
+        let p = DescribeParams::default();
+        let terms = vec![
+            term("model", 1, 0.45, 1.2),
+            term("llms", 1, 0.25, 3.4),
+            term("chain of thought", 2, 0.03, 9.0),
+            term("prompt", 1, 0.08, 4.0),
+            term("reasoning", 1, 0.22, 2.0),
+            term("answer", 1, 0.10, 3.0),
+        ];
+        // "model" is everywhere; "llms" is common but three times as common in this topic;
+        // "chain of thought" has a stop word inside, so it is not whole.
+        assert_eq!(label_terms(&terms, &p), ["llms", "prompt", "answer"]);
+        // A topic with only generic words keeps its best ones.
+        let generic = vec![term("model", 1, 0.45, 1.2), term("learning", 1, 0.5, 1.1)];
+        assert_eq!(label_terms(&generic, &p), ["model", "learning"]);
     }
 }

@@ -69,11 +69,13 @@ pub fn fit(
     let mut summary = progress.stage(
         "describe",
         |_| {
+            let term_vectors = reducer.term_vectors();
             Ok::<_, PipelineError>(describe::describe(
                 &prepared.tokens,
                 &tfidf,
                 &clustering,
                 &settings.describe,
+                term_vectors.as_ref().map(|v| v.view()),
             ))
         },
         |s: &TopicSummary| format!("{} topics", s.topics.len()),

@@ -518,6 +518,22 @@ impl Reducer {
         Ok(out)
     }
 
+    /// Each input feature's vector in the reduced space, weighted by the singular values
+    /// (`V Σ`, `n_features x dims`): LSA's term vectors, whose cosines say which terms occur
+    /// together. `None` for the other methods, whose directions carry no such meaning.
+    pub fn term_vectors(&self) -> Option<Array2<f32>> {
+        match self {
+            Reducer::Lsa(l) => {
+                let mut v = l.components().t().to_owned();
+                for (mut col, &s) in v.columns_mut().into_iter().zip(l.singular_values()) {
+                    col *= s as f32;
+                }
+                Some(v)
+            }
+            _ => None,
+        }
+    }
+
     /// Number of output dimensions.
     pub fn dims(&self) -> usize {
         match self {
