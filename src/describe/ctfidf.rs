@@ -164,8 +164,13 @@ pub fn topic_terms(
         sub: vec![vec![0u64; nv]; k],
         df: vec![vec![0u32; nv]; k],
     };
+    // Few, large ranges of documents: each accumulator is k x vocabulary x 16 bytes.
+    let range = docs
+        .len()
+        .div_ceil(2 * rayon::current_num_threads())
+        .max(crate::tokenize::CHUNK);
     let acc = docs
-        .par_chunks(crate::tokenize::CHUNK)
+        .par_chunks(range)
         .fold(
             || (new_acc(), vec![u32::MAX; nv], Vec::<(u32, u32)>::new()),
             |(mut acc, mut at, mut doc), ds| {
@@ -209,31 +214,25 @@ pub fn topic_terms(
             }
             a
         });
-    fn full<T: Copy + Default>(dense: &[Vec<T>], ids: &[u32], n: usize) -> Vec<Vec<T>> {
-        dense
-            .iter()
-            .map(|row| {
-                let mut full = vec![T::default(); n];
-                for (&t, &c) in ids.iter().zip(row) {
-                    full[t as usize] = c;
-                }
-                full
-            })
-            .collect()
-    }
-    let counts = full(&acc.raw, &in_vocabulary, n_terms);
-    let sub = full(&acc.sub, &in_vocabulary, n_terms);
-    let doc_freq = full(&acc.df, &in_vocabulary, n_terms);
-    drop(acc);
+    // The tables stay indexed by vocabulary slot; these read them by term id.
+    let slot_of = |t: u32| match slot[t as usize] {
+        OUT => None,
+        s => Some(s as usize),
+    };
+    let raw = |c: usize, t: u32| slot_of(t).map_or(0, |s| acc.raw[c][s]);
+    let units_of = |c: usize, t: u32| slot_of(t).map_or(0, |s| acc.sub[c][s]);
+    let docs_with = |c: usize, t: u32| slot_of(t).map_or(0, |s| acc.df[c][s]);
     // Topic sizes in documents, for the spread rule.
     let mut sizes = vec![0usize; k];
     assignments.iter().for_each(|&c| sizes[c] += 1);
-    // Raw totals and frequencies weigh phrases (counted raw); unit ones weigh words.
-    let totals: Vec<f64> = counts
+    // Raw totals weigh phrases (counted raw); unit totals and frequencies weigh words.
+    let totals: Vec<f64> = acc
+        .raw
         .iter()
         .map(|r| r.iter().map(|&c| c as f64).sum())
         .collect();
-    let sub_totals: Vec<f64> = sub
+    let sub_totals: Vec<f64> = acc
+        .sub
         .iter()
         .map(|r| r.iter().map(|&c| c as f64).sum())
         .collect();
@@ -241,21 +240,17 @@ pub fn topic_terms(
     let mean_sub_total = sub_totals.iter().sum::<f64>() / k.max(1) as f64;
     // Each term's share of all documents.
     let n_docs = assignments.len().max(1) as f64;
-    let share: Vec<f64> = (0..n_terms)
-        .map(|t| doc_freq.iter().map(|r| r[t] as f64).sum::<f64>() / n_docs)
+    let share_by_slot: Vec<f64> = (0..nv)
+        .map(|s| acc.df.iter().map(|r| r[s] as f64).sum::<f64>() / n_docs)
         .collect();
-    let corpus_share = |stems: &[u32]| {
-        stems
-            .iter()
-            .map(|&t| share[t as usize])
-            .fold(1.0f64, f64::min)
-    };
+    let share = |t: u32| slot_of(t).map_or(0.0, |s| share_by_slot[s]);
+    let corpus_share = |stems: &[u32]| stems.iter().map(|&t| share(t)).fold(1.0f64, f64::min);
     let lift = |c: usize, stems: &[u32]| {
         stems
             .iter()
             .map(|&t| {
-                let in_topic = doc_freq[c][t as usize] as f64 / sizes[c].max(1) as f64;
-                in_topic / share[t as usize].max(1e-12)
+                let in_topic = docs_with(c, t) as f64 / sizes[c].max(1) as f64;
+                in_topic / share(t).max(1e-12)
             })
             .fold(0.0f64, f64::max)
     };
@@ -276,8 +271,8 @@ pub fn topic_terms(
             })
             .collect()
     };
-    let sub_freq: Vec<f64> = (0..n_terms)
-        .map(|t| sub.iter().map(|r| r[t] as f64).sum())
+    let sub_freq: Vec<f64> = (0..nv)
+        .map(|s| acc.sub.iter().map(|r| r[s] as f64).sum())
         .collect();
     let damping = rules.damping;
     let weigh = |count: f64, class_total: f64, f: f64, mean: f64| {
@@ -292,16 +287,18 @@ pub fn topic_terms(
     let weight = |count: f64, class_total: f64, f: f64| weigh(count, class_total, f, mean_total);
 
     // Unigram candidates per topic: the well-spread terms first, by weight.
-    let spread = |c: usize, t: u32| doc_freq[c][t as usize] >= rules.min_docs(sizes[c]);
+    let spread = |c: usize, t: u32| docs_with(c, t) >= rules.min_docs(sizes[c]);
     let unigrams: Vec<Vec<(u32, f64)>> = (0..k)
         .map(|c| {
-            let mut v: Vec<(u32, f64)> = (0..n_terms as u32)
-                .filter(|&t| counts[c][t as usize] > 0)
-                .map(|t| {
+            let mut v: Vec<(u32, f64)> = in_vocabulary
+                .iter()
+                .enumerate()
+                .filter(|&(s, _)| acc.raw[c][s] > 0)
+                .map(|(s, &t)| {
                     let w = weigh(
-                        sub[c][t as usize] as f64,
+                        units_of(c, t) as f64,
                         sub_totals[c],
-                        sub_freq[t as usize],
+                        sub_freq[s],
                         mean_sub_total,
                     );
                     (t, w)
@@ -319,7 +316,7 @@ pub fn topic_terms(
         .collect();
 
     let phrase_lists = if rules.phrases {
-        find_phrases(tc, assignments, k, &unigrams, &counts, &totals, &weight)
+        find_phrases(tc, assignments, k, &unigrams, &raw, &totals, &weight)
     } else {
         (0..k).map(|_| Vec::new()).collect()
     };
@@ -351,7 +348,7 @@ pub fn topic_terms(
                     text,
                     weight: w,
                     stems: vec![t],
-                    corpus_share: share[t as usize],
+                    corpus_share: share(t),
                     lift: lift(c, &[t]),
                 });
             }
@@ -498,7 +495,7 @@ fn find_phrases(
     assignments: &[usize],
     k: usize,
     unigrams: &[Vec<(u32, f64)>],
-    counts: &[Vec<u32>],
+    counts: &(dyn Fn(usize, u32) -> u32 + Sync),
     totals: &[f64],
     weight: &(dyn Fn(f64, f64, f64) -> f64 + Sync),
 ) -> Vec<Vec<Phrase>> {
@@ -695,7 +692,7 @@ fn find_phrases(
                     let absorbs = stems
                         .iter()
                         .copied()
-                        .filter(|&t| count as f64 >= ABSORB * counts[c][t as usize] as f64)
+                        .filter(|&t| count as f64 >= ABSORB * counts(c, t) as f64)
                         .collect();
                     (weight(count as f64, totals[c], f), surface, stems, absorbs)
                 })
