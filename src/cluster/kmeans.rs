@@ -23,6 +23,10 @@ use super::distance::LaneL2;
 use super::{refine, seeding};
 use crate::vectorize::CsrMatrix;
 
+/// The modified z-score below which a document is an outlier of its topic (Iglewicz and
+/// Hoaglin's 3.5; see [`Clustering::outliers`]).
+pub const OUTLIER_Z: f64 = 3.5;
+
 /// Lloyd passes each restart runs before the best one is chosen and run to convergence.
 pub const SCREEN_ITER: u64 = 20;
 
@@ -261,6 +265,8 @@ pub struct Clustering {
     term_centroids: Option<Array2<f32>>,
     assignments: Vec<usize>,
     distances: Vec<f32>,
+    /// Each document's distance to its second nearest topic, under the same rule.
+    runner_up: Vec<f32>,
     sizes: Vec<usize>,
     inertia: f64,
     /// Refinement passes run (0: not refined).
@@ -286,7 +292,7 @@ impl Clustering {
             .centroids
             .select(Axis(0), &by_size(&r.assignments, self.k()));
         // Re-predict against the kept centroids, so the saved centroids define the assignment.
-        let (assignments, sims) = refine::assign(terms, kept.view());
+        let (assignments, sims, seconds) = refine::assign_with_runner_up(terms, kept.view());
         let k = kept.nrows();
         let sizes = count(&assignments, k);
         let mut centroids = Array2::<f32>::zeros((k, x.ncols()));
@@ -297,7 +303,7 @@ impl Clustering {
         for (mut row, &s) in centroids.outer_iter_mut().zip(&sizes) {
             row /= s.max(1) as f32;
         }
-        let mut c = Self::from_term_assignment(centroids, kept, assignments, sims, x);
+        let mut c = Self::from_term_assignment(centroids, kept, assignments, sims, seconds, x);
         c.refine_passes = r.passes;
         c
     }
@@ -310,12 +316,13 @@ impl Clustering {
         x: ArrayView2<f32>,
         terms: &CsrMatrix,
     ) -> Clustering {
-        let (assignments, sims) = refine::assign(terms, term_centroids);
+        let (assignments, sims, seconds) = refine::assign_with_runner_up(terms, term_centroids);
         Self::from_term_assignment(
             centroids.to_owned(),
             term_centroids.to_owned(),
             assignments,
             sims,
+            seconds,
             x,
         )
     }
@@ -325,6 +332,7 @@ impl Clustering {
         term_centroids: Array2<f32>,
         assignments: Vec<usize>,
         sims: Vec<f32>,
+        seconds: Vec<f32>,
         x: ArrayView2<f32>,
     ) -> Clustering {
         let sizes = count(&assignments, term_centroids.nrows());
@@ -341,6 +349,7 @@ impl Clustering {
             term_centroids: Some(term_centroids),
             assignments,
             distances: sims.iter().map(|&s| (1.0 - s).max(0.0)).collect(),
+            runner_up: seconds.iter().map(|&s| (1.0 - s).max(0.0)).collect(),
             sizes,
             inertia: sum_of_squares(&euclid),
             refine_passes: 0,
@@ -350,7 +359,7 @@ impl Clustering {
     /// Assigns rows to the nearest of fixed centroids, keeping the centroids' ids (used to place
     /// new documents into a saved model's topics; empty topics stay).
     pub fn assign(centroids: ArrayView2<f32>, x: ArrayView2<f32>) -> Clustering {
-        let (assignments, distances) = nearest(centroids, x);
+        let (assignments, distances, runner_up) = nearest_with_runner_up(centroids, x);
         let sizes = count(&assignments, centroids.nrows());
         Clustering {
             centroids: centroids.to_owned(),
@@ -358,6 +367,7 @@ impl Clustering {
             assignments,
             inertia: sum_of_squares(&distances),
             distances,
+            runner_up,
             sizes,
             refine_passes: 0,
         }
@@ -385,6 +395,91 @@ impl Clustering {
     }
     pub fn sizes(&self) -> &[usize] {
         &self.sizes
+    }
+    /// How clearly each document belongs to its topic: `1 - d1 / d2`, with `d1` its distance to
+    /// its topic and `d2` to the next nearest one (under the rule that placed it). 0 means
+    /// halfway between two topics, 1 means on its topic's centroid; 1 when there is one topic.
+    pub fn confidence(&self) -> Vec<f32> {
+        self.distances
+            .iter()
+            .zip(&self.runner_up)
+            .map(|(&d1, &d2)| {
+                if d2 > 0.0 {
+                    (1.0 - d1 / d2).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                }
+            })
+            .collect()
+    }
+    /// Each document's closeness to its topic: its cosine similarity to the topic's centroid,
+    /// in the term space for refined topics (`1 - distance`), else in the reduced space, where
+    /// it follows from the Euclidean distance `d` and the centroid's length: `(1 + |c|² - d²) /
+    /// 2|c|` (documents are unit vectors there).
+    pub fn closeness(&self) -> Vec<f32> {
+        if self.term_centroids.is_some() {
+            return self.distances.iter().map(|&d| 1.0 - d).collect();
+        }
+        let norms: Vec<f32> = self
+            .centroids
+            .outer_iter()
+            .map(|c| c.dot(&c).sqrt())
+            .collect();
+        self.assignments
+            .iter()
+            .zip(&self.distances)
+            .map(|(&t, &d)| {
+                let c = norms[t];
+                if c > 0.0 {
+                    ((1.0 + c * c - d * d) / (2.0 * c)).clamp(-1.0, 1.0)
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    }
+    /// Documents far from every centroid: closer to their topic than to any other (they are
+    /// its members), yet far less close than the topic's typical document, so they share little
+    /// with what the topic is about, and less with every other topic. The rule is Iglewicz and
+    /// Hoaglin's modified z-score, on the logarithm of the closeness (closeness is bounded
+    /// below by 0, its logarithm is not): a document is an outlier when `ln(closeness)` is more
+    /// than [`OUTLIER_Z`] robust standard deviations (`1.4826 x` the median absolute
+    /// deviation) below the topic's median. Topics of fewer than 8 documents have none.
+    /// Outliers stay in their topic: every document keeps one.
+    pub fn outliers(&self) -> Vec<bool> {
+        let k = self.k();
+        let closeness = self.closeness();
+        let log = |c: f32| (c.max(1e-6) as f64).ln();
+        let mut by_topic: Vec<Vec<f64>> = vec![Vec::new(); k];
+        for (&t, &c) in self.assignments.iter().zip(&closeness) {
+            by_topic[t].push(log(c));
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            if n % 2 == 1 {
+                v[n / 2]
+            } else {
+                (v[n / 2 - 1] + v[n / 2]) / 2.0
+            }
+        };
+        let floors: Vec<f64> = by_topic
+            .into_iter()
+            .map(|mut v| {
+                if v.len() < 8 {
+                    return f64::NEG_INFINITY;
+                }
+                let m = median(&mut v);
+                let mut dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+                let mad = median(&mut dev);
+                m - OUTLIER_Z * 1.4826 * mad
+            })
+            .collect();
+        self.assignments
+            .iter()
+            .zip(&closeness)
+            .map(|(&t, &c)| log(c) < floors[t])
+            .collect()
     }
     /// Sum of squared Euclidean distances to the centroids in the reduced space (scikit-learn's
     /// `inertia_`; linfa's is a mean).
@@ -426,6 +521,16 @@ fn sum_of_squares(d: &[f32]) -> f64 {
 
 /// Nearest centroid of every row (ties to the lower index) and the Euclidean distance to it.
 pub fn nearest(centroids: ArrayView2<f32>, x: ArrayView2<f32>) -> (Vec<usize>, Vec<f32>) {
+    let (topics, best, _) = nearest_with_runner_up(centroids, x);
+    (topics, best)
+}
+
+/// As [`nearest`], with each row's distance to its second nearest centroid as well (its own
+/// when there is only one).
+pub fn nearest_with_runner_up(
+    centroids: ArrayView2<f32>,
+    x: ArrayView2<f32>,
+) -> (Vec<usize>, Vec<f32>, Vec<f32>) {
     let norms: Array1<f32> = centroids.rows().into_iter().map(|c| c.dot(&c)).collect();
     x.axis_chunks_iter(Axis(0), 1024)
         .into_par_iter()
@@ -437,17 +542,41 @@ pub fn nearest(centroids: ArrayView2<f32>, x: ArrayView2<f32>) -> (Vec<usize>, V
                 .map(|(d, row)| {
                     let rn = row.dot(&row);
                     let mut best = (0usize, f32::INFINITY);
+                    let mut second = f32::INFINITY;
                     for (c, (&dc, &nc)) in d.iter().zip(norms.iter()).enumerate() {
                         let dist = rn + nc - 2.0 * dc;
                         if dist < best.1 {
+                            second = best.1;
                             best = (c, dist);
+                        } else if dist < second {
+                            second = dist;
                         }
                     }
-                    (best.0, best.1.max(0.0).sqrt())
+                    if !second.is_finite() {
+                        second = best.1;
+                    }
+                    (best.0, best.1.max(0.0).sqrt(), second.max(0.0).sqrt())
                 })
                 .collect::<Vec<_>>()
         })
-        .unzip()
+        .fold(
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |mut acc, (t, b, s)| {
+                acc.0.push(t);
+                acc.1.push(b);
+                acc.2.push(s);
+                acc
+            },
+        )
+        .reduce(
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |mut a, b| {
+                a.0.extend(b.0);
+                a.1.extend(b.1);
+                a.2.extend(b.2);
+                a
+            },
+        )
 }
 
 #[cfg(test)]
@@ -559,6 +688,35 @@ mod tests {
                 .unwrap_err(),
             ClusterError::TooLargeK { k: 3, docs: 2 }
         ));
+    }
+
+    #[test]
+    fn confidence_and_outliers_follow_the_documented_rules() {
+        // Two unit-circle topics around 0 and 90 degrees, twelve documents each, a document
+        // halfway between them, and one pointing away from both.
+        let deg = |a: f32| {
+            let r = a.to_radians();
+            [r.cos(), r.sin()]
+        };
+        let mut rows: Vec<[f32; 2]> = Vec::new();
+        for i in 0..12 {
+            rows.push(deg(-6.0 + i as f32));
+            rows.push(deg(84.0 + i as f32));
+        }
+        rows.push(deg(45.0));
+        rows.push(deg(-135.0));
+        let x = Array2::from_shape_vec((rows.len(), 2), rows.concat()).unwrap();
+        let centroids = array![[1.0f32, 0.0], [0.0, 1.0]];
+        let c = Clustering::assign(centroids.view(), x.view());
+        let conf = c.confidence();
+        assert!(conf[0] > 0.8, "{}", conf[0]);
+        assert!(conf[24] < 0.01, "halfway: {}", conf[24]);
+        // Both are far from every centroid, next to tight topics; no topic member is.
+        let out = c.outliers();
+        assert!(out[24] && out[25], "{out:?}");
+        assert!(out[..24].iter().all(|&o| !o), "{out:?}");
+        // Closeness is the cosine to the (unit) centroid.
+        assert!((c.closeness()[0] - deg(-6.0)[0]).abs() < 1e-5);
     }
 
     #[test]

@@ -89,6 +89,16 @@ fn update_centroids(x: &CsrMatrix, labels: &[usize], centroids: &mut Array2<f32>
 
 /// Each row's topic of highest cosine similarity (ties to the lower topic) and that similarity.
 pub fn assign(x: &CsrMatrix, centroids: ArrayView2<f32>) -> (Vec<usize>, Vec<f32>) {
+    let (topics, best, _) = assign_with_runner_up(x, centroids);
+    (topics, best)
+}
+
+/// As [`assign`], with each row's similarity to its second most similar topic as well (its own
+/// when there is only one topic).
+pub fn assign_with_runner_up(
+    x: &CsrMatrix,
+    centroids: ArrayView2<f32>,
+) -> (Vec<usize>, Vec<f32>, Vec<f32>) {
     let k = centroids.nrows();
     // Feature-major copy, so one nonzero touches k contiguous weights.
     let by_feature = centroids.t().as_standard_layout().into_owned();
@@ -108,16 +118,41 @@ pub fn assign(x: &CsrMatrix, centroids: ArrayView2<f32>) -> (Vec<usize>, Vec<f32
                     scores.iter_mut().zip(w).for_each(|(s, &w)| *s += v * w);
                 }
                 let mut best = (0usize, f32::NEG_INFINITY);
+                let mut second = f32::NEG_INFINITY;
                 for (c, &s) in scores.iter().enumerate() {
                     if s > best.1 {
+                        second = best.1;
                         best = (c, s);
+                    } else if s > second {
+                        second = s;
                     }
                 }
+                if !second.is_finite() {
+                    second = best.1;
+                }
                 let norm = norm.sqrt();
-                (best.0, if norm > 0.0 { best.1 / norm } else { 0.0 })
+                let scale = |s: f32| if norm > 0.0 { s / norm } else { 0.0 };
+                (best.0, scale(best.1), scale(second))
             },
         )
-        .unzip()
+        .fold(
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |mut acc, (t, b, s)| {
+                acc.0.push(t);
+                acc.1.push(b);
+                acc.2.push(s);
+                acc
+            },
+        )
+        .reduce(
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |mut a, b| {
+                a.0.extend(b.0);
+                a.1.extend(b.1);
+                a.2.extend(b.2);
+                a
+            },
+        )
 }
 
 #[cfg(test)]

@@ -102,6 +102,8 @@ pub struct Topic {
     pub terms: Vec<WeightedTerm>,
     /// Row indices of the documents closest to the centroid, closest first.
     pub representatives: Vec<usize>,
+    /// Its documents that are far from every centroid (see `Clustering::outliers`).
+    pub outliers: usize,
 }
 
 /// All topics of a run, largest first. Their `id`s follow size order on a first run and the
@@ -188,6 +190,7 @@ pub fn describe(
     let n = clustering.assignments().len();
     let members = clustering.members();
     let distances = clustering.distances();
+    let outliers = outlier_counts(clustering);
     let topics = terms
         .into_iter()
         .enumerate()
@@ -208,6 +211,7 @@ pub fn describe(
                 share: members[id].len() as f64 / n.max(1) as f64,
                 terms,
                 representatives: reps,
+                outliers: outliers[id],
             }
         })
         .collect();
@@ -215,6 +219,15 @@ pub fn describe(
         topics,
         documents: n,
     }
+}
+
+/// Outlying documents per topic.
+pub fn outlier_counts(clustering: &Clustering) -> Vec<usize> {
+    let mut n = vec![0usize; clustering.k()];
+    for (&t, o) in clustering.assignments().iter().zip(clustering.outliers()) {
+        n[t] += usize::from(o);
+    }
+    n
 }
 
 #[cfg(test)]

@@ -56,6 +56,8 @@ pub fn documents(corpus: &Corpus, clustering: &Clustering, summary: &TopicSummar
             a.iter().map(|&t| summary.topics[t].label.as_str()),
         ),
         Column::new("distance".into(), clustering.distances().to_vec()),
+        Column::new("confidence".into(), clustering.confidence()),
+        Column::new("outlier".into(), clustering.outliers()),
     ];
     if corpus.has_time {
         cols.push(opt_text(
@@ -98,6 +100,10 @@ pub fn topics(corpus: &Corpus, summary: &TopicSummary) -> DataFrame {
         Column::new(
             "share".into(),
             t.iter().map(|x| x.share).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "outliers".into(),
+            t.iter().map(|x| x.outliers as u32).collect::<Vec<_>>(),
         ),
         text(
             "top_terms",

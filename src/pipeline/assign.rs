@@ -62,6 +62,7 @@ pub fn assign(
         None => Clustering::assign(centroids.view(), vectors.view()),
     };
     let n = clustering.assignments().len();
+    let outliers = crate::describe::outlier_counts(&clustering);
     let summary = TopicSummary {
         topics: model
             .topics
@@ -74,6 +75,7 @@ pub fn assign(
                 share: clustering.sizes()[index] as f64 / n as f64,
                 terms: Vec::new(),
                 representatives: Vec::new(),
+                outliers: outliers[index],
             })
             .collect(),
         documents: n,
