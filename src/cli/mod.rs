@@ -4,6 +4,7 @@
 mod assign;
 mod check;
 mod completions;
+mod names;
 mod run;
 
 use crate::progress::LogFormat;
@@ -37,8 +38,21 @@ pub enum Command {
     Check(CheckArgs),
     /// Place new documents into the topics of a saved run (its model.json), without refitting.
     Assign(AssignArgs),
+    /// Print a names file for a run's topics, with today's labels, to name topics by hand
+    /// (`[describe] names`); curated names already in the run are kept.
+    Names(NamesArgs),
     /// Print a shell completion script, e.g. `topicmap completions bash > ~/.local/share/bash-completion/completions/topicmap`.
     Completions(CompletionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct NamesArgs {
+    /// A report folder (holding model.json), e.g. output/nips-1987-2018/latest.
+    #[arg(value_name = "RUN_DIR")]
+    pub run: PathBuf,
+    /// Write the file here instead of stdout (an existing file is not replaced).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -154,6 +168,7 @@ pub fn dispatch(args: Args) -> anyhow::Result<()> {
         Command::Run(a) => run::run(a, args.quiet),
         Command::Check(a) => check::check(a, args.quiet),
         Command::Assign(a) => assign::assign(a, args.quiet),
+        Command::Names(a) => names::names(a),
         Command::Completions(a) => completions::completions(a),
     }
 }

@@ -132,6 +132,8 @@ pub struct DescribeOptions {
     pub min_spread: Option<f64>,
     pub diversity: Option<f64>,
     pub label_max_share: Option<f64>,
+    /// A TOML file of curated topic names (`id = "name"`), relative to the pipeline file.
+    pub names: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -9,6 +9,7 @@
 use super::options::{InputOptions, KOption, Options};
 use crate::chart::{ChartError, ChartStyle};
 use crate::cluster::{self, ClusterError, ClusterParams, KChoice};
+use crate::describe::names::{self, Names, NamesError};
 use crate::describe::{DescribeParams, DescribeParamsError};
 use crate::export::OutputFormat;
 use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUnit};
@@ -33,9 +34,22 @@ pub struct Settings {
     pub reduce: ReduceParams,
     pub cluster: ClusterParams,
     pub describe: DescribeParams,
+    /// Curated topic names (`[describe] names`), when the pipeline names a file.
+    pub names: Option<TopicNames>,
     pub trends: TrendsSettings,
     pub charts: ChartsSettings,
     pub output: OutputSettings,
+}
+
+/// A names file and the names it holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct TopicNames {
+    /// The file as the pipeline writes it.
+    pub file: String,
+    /// Where it was read.
+    #[serde(skip)]
+    pub path: PathBuf,
+    pub names: Names,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -112,6 +126,18 @@ pub enum SettingsError {
     Cluster(#[from] ClusterError),
     #[error(transparent)]
     Describe(#[from] DescribeParamsError),
+    #[error("cannot read the names file {path} (describe.names)")]
+    NamesRead {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the names file {path} (describe.names) is not valid")]
+    Names {
+        path: PathBuf,
+        #[source]
+        source: NamesError,
+    },
     #[error(transparent)]
     Charts(#[from] ChartError),
 }
@@ -288,6 +314,23 @@ impl Settings {
         }
         .check()?;
 
+        let names = match d.names {
+            None => None,
+            Some(file) => {
+                let path = normalize(&base.join(&file));
+                let text =
+                    std::fs::read_to_string(&path).map_err(|source| SettingsError::NamesRead {
+                        path: path.clone(),
+                        source,
+                    })?;
+                let names = names::parse(&text).map_err(|source| SettingsError::Names {
+                    path: path.clone(),
+                    source,
+                })?;
+                Some(TopicNames { file, path, names })
+            }
+        };
+
         let tr = o.trends.unwrap_or_default();
         let trends = TrendsSettings {
             period: choice(
@@ -365,6 +408,7 @@ impl Settings {
             reduce,
             cluster,
             describe,
+            names,
             trends,
             charts,
             output: OutputSettings {

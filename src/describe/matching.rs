@@ -36,6 +36,8 @@ pub struct DriftRow {
     pub share_change: f64,
     /// `matched`, `new` or `vanished`.
     pub status: &'static str,
+    /// The curated name of the previous topic, when it had one (see [`super::names`]).
+    pub name: String,
 }
 
 /// The outcome of matching.
@@ -161,6 +163,7 @@ pub fn match_topics(
                 id: Some(previous[j].id),
                 label: current[i].label.clone(),
                 previous_label: previous[j].label.clone(),
+                name: String::new(),
                 similarity: sim[i][j],
                 share_change: current[i].share - previous[j].share,
                 status: "matched",
@@ -178,6 +181,7 @@ pub fn match_topics(
                 id: Some(ids[i]),
                 label: current[i].label.clone(),
                 previous_label: String::new(),
+                name: String::new(),
                 similarity: best,
                 share_change: current[i].share,
                 status: "new",
@@ -191,6 +195,7 @@ pub fn match_topics(
                 id: None,
                 label: String::new(),
                 previous_label: previous[j].label.clone(),
+                name: String::new(),
                 similarity: 0.0,
                 share_change: -previous[j].share,
                 status: "vanished",

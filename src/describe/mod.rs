@@ -7,6 +7,7 @@
 pub mod ctfidf;
 pub mod map;
 pub mod matching;
+pub mod names;
 pub mod trends;
 
 use crate::cluster::Clustering;
@@ -94,8 +95,10 @@ impl Default for DescribeParams {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Topic {
     pub id: usize,
-    /// Its best terms joined with ", ": at most `label_terms`, no stop words, no shared stems.
+    /// What the topic is called: its curated name (see [`names`]), else `auto_label`.
     pub label: String,
+    /// Its best terms joined with ", ": at most `label_terms`, no stop words, no shared stems.
+    pub auto_label: String,
     pub size: usize,
     /// Size over the number of clustered documents.
     pub share: f64,
@@ -206,6 +209,7 @@ pub fn describe(
             reps.truncate(params.representatives);
             Topic {
                 id,
+                auto_label: label.clone(),
                 label,
                 size: members[id].len(),
                 share: members[id].len() as f64 / n.max(1) as f64,

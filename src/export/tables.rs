@@ -93,6 +93,7 @@ pub fn topics(corpus: &Corpus, summary: &TopicSummary) -> DataFrame {
             t.iter().map(|x| x.id as u32).collect::<Vec<_>>(),
         ),
         text("label", t.iter().map(|x| x.label.as_str())),
+        text("auto_label", t.iter().map(|x| x.auto_label.as_str())),
         Column::new(
             "size".into(),
             t.iter().map(|x| x.size as u32).collect::<Vec<_>>(),
@@ -280,6 +281,7 @@ pub fn drift(rows: &[DriftRow]) -> DataFrame {
             "previous_label",
             rows.iter().map(|r| r.previous_label.as_str()),
         ),
+        text("name", rows.iter().map(|r| r.name.as_str())),
         Column::new(
             "similarity".into(),
             rows.iter().map(|r| r.similarity).collect::<Vec<_>>(),

@@ -63,7 +63,11 @@ pub struct SavedModel {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SavedTopic {
     pub id: usize,
+    /// Its label as shown: the curated name, when it had one.
     pub label: String,
+    /// Its generated label (models before curated names lack it: then `label`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_label: Option<String>,
     pub size: usize,
     pub share: f64,
     /// c-TF-IDF weights of its top terms, keyed by stem: the fingerprint refits match against.

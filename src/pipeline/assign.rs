@@ -71,6 +71,7 @@ pub fn assign(
             .map(|(index, t)| Topic {
                 id: t.id,
                 label: t.label.clone(),
+                auto_label: t.auto_label.clone().unwrap_or_else(|| t.label.clone()),
                 size: clustering.sizes()[index],
                 share: clustering.sizes()[index] as f64 / n as f64,
                 terms: Vec::new(),

@@ -10,6 +10,7 @@ use super::PipelineError;
 use crate::config::Settings;
 use crate::describe::map as topic_map;
 use crate::describe::matching::{self, PreviousTopics};
+use crate::describe::names;
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, TopicSummary};
 use crate::evaluate::{self, Metrics, Scored};
@@ -83,13 +84,21 @@ pub fn fit(
 
     // Stable ids: keep the previous run's ids for the topics that match it.
     let fingerprints = matching::fingerprints(&summary, &prepared.tokens);
-    let (drift, next_id) = match &previous {
+    let (mut drift, next_id) = match &previous {
         Some(prev) => {
             let m = matching::keep_ids(&mut summary, &fingerprints, prev);
             (Some(m.drift), m.next_id)
         }
         None => (None, summary.topics.len()),
     };
+    // Curated names, now that the ids are this pipeline's stable ones.
+    let mut warnings = Vec::new();
+    if let Some(n) = &settings.names {
+        for w in names::apply(&mut summary, &n.names, drift.as_mut(), next_id) {
+            progress.warn(&w);
+            warnings.push(w);
+        }
+    }
     let vocabulary = prepared.tokens.terms.len();
     let periods = prepared.periods(settings.trends.period);
     let Prepared { corpus, tokens, .. } = prepared;
@@ -155,6 +164,7 @@ pub fn fit(
         fingerprints,
         drift,
         next_id,
+        warnings,
     })
 }
 

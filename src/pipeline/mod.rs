@@ -68,6 +68,7 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
     let staging = Staging::begin(dest, &stamp(started))?;
     let dir = staging.path().to_path_buf();
     let mut warnings = prepare::skipped_summary(&analysis.corpus.skipped);
+    warnings.extend(analysis.warnings.iter().cloned());
     crate::present::write_all(
         settings,
         &analysis,

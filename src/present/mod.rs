@@ -156,6 +156,8 @@ pub struct Analysis {
     pub drift: Option<Vec<DriftRow>>,
     /// The first topic id no topic of this pipeline has had.
     pub next_id: usize,
+    /// What the reader should know about the analysis (a named topic that vanished, ...).
+    pub warnings: Vec<String>,
 }
 
 /// What the workbook's About sheet says: the run, its counts and settings, and its inputs.

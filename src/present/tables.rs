@@ -102,6 +102,7 @@ pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), 
         .map(|(t, f)| SavedTopic {
             id: t.id,
             label: t.label.clone(),
+            auto_label: Some(t.auto_label.clone()),
             size: t.size,
             share: t.share,
             terms: f.clone(),
