@@ -43,6 +43,7 @@ mod sizes;
 mod terms;
 mod text;
 mod timeline;
+mod tree;
 
 pub use heatmap::{similarity_heatmap, MAX_PRINTED_K};
 pub use kselect::{k_selection, KScore};
@@ -53,6 +54,7 @@ pub use sizes::{topic_sizes, TopicBar};
 pub use terms::{top_terms, TopicTerms, MAX_TERMS_PER_PANEL};
 pub use text::shorten;
 pub use timeline::{topic_share_over_time, TopicSeries};
+pub use tree::{topic_tree, TreeNode};
 
 use canvas::Canvas;
 use plotters::prelude::*;
@@ -161,6 +163,9 @@ pub enum ChartError {
         expected: usize,
         found: usize,
     },
+    /// Rule: a tree node names only nodes that exist as its children.
+    #[error("tree node {0} is named as a child but not given")]
+    UnknownNode(usize),
     /// The embedded fonts could not be loaded (a build problem). The reason is kept as text:
     /// the fonts are loaded once per process and the outcome cached, for every chart.
     #[error("could not load the embedded chart fonts: {0}")]

@@ -490,6 +490,46 @@ impl Clustering {
     pub fn refine_passes(&self) -> usize {
         self.refine_passes
     }
+    /// The clustering with topics merged into `groups` (lists of topic indices, each topic in
+    /// exactly one; group `g` becomes topic `g`). A group's centroids are its topics' centroids
+    /// weighted by size (term-space ones renormalised). Distances, confidence and outliers stay
+    /// those of each document's own (unmerged) topic.
+    pub fn merge(&self, groups: &[Vec<usize>]) -> Clustering {
+        let mut group_of = vec![0usize; self.k()];
+        for (g, members) in groups.iter().enumerate() {
+            for &t in members {
+                group_of[t] = g;
+            }
+        }
+        let mean = |c: &Array2<f32>, unit: bool| -> Array2<f32> {
+            let mut out = Array2::<f32>::zeros((groups.len(), c.ncols()));
+            for (g, members) in groups.iter().enumerate() {
+                let total: usize = members.iter().map(|&t| self.sizes[t]).sum();
+                let mut row = out.row_mut(g);
+                for &t in members {
+                    row.scaled_add(self.sizes[t] as f32 / total.max(1) as f32, &c.row(t));
+                }
+                if unit {
+                    let n = row.dot(&row).sqrt();
+                    if n > 0.0 {
+                        row /= n;
+                    }
+                }
+            }
+            out
+        };
+        let assignments: Vec<usize> = self.assignments.iter().map(|&t| group_of[t]).collect();
+        Clustering {
+            centroids: mean(&self.centroids, false),
+            term_centroids: self.term_centroids.as_ref().map(|c| mean(c, true)),
+            sizes: count(&assignments, groups.len()),
+            assignments,
+            distances: self.distances.clone(),
+            runner_up: self.runner_up.clone(),
+            inertia: self.inertia,
+            refine_passes: self.refine_passes,
+        }
+    }
     /// Rows of each topic, in document order.
     pub fn members(&self) -> Vec<Vec<usize>> {
         let mut m = vec![Vec::new(); self.k()];

@@ -134,6 +134,8 @@ pub struct DescribeOptions {
     pub label_max_share: Option<f64>,
     /// A TOML file of curated topic names (`id = "name"`), relative to the pipeline file.
     pub names: Option<String>,
+    /// Report this many topics, merged along the topic hierarchy.
+    pub merge_to: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -311,6 +311,7 @@ impl Settings {
             min_spread: d.min_spread.unwrap_or(defaults.min_spread),
             diversity: d.diversity.unwrap_or(defaults.diversity),
             label_max_share: d.label_max_share.unwrap_or(defaults.label_max_share),
+            merge_to: d.merge_to,
         }
         .check()?;
 

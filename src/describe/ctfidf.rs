@@ -86,6 +86,65 @@ pub struct TermVectors<'a> {
     pub vectors: ndarray::ArrayView2<'a, f32>,
 }
 
+/// The c-TF-IDF tables behind the topics' terms, kept for what is built from topics later (the
+/// topic hierarchy, merged topics): per vocabulary term (a "slot"), its surface, how generic it
+/// is, its inverse class frequency, and each topic's weight units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassTable {
+    /// Term id of each slot.
+    pub terms: Vec<u32>,
+    /// Surface form of each slot.
+    pub surfaces: Vec<String>,
+    /// Share of all documents each slot occurs in.
+    pub share: Vec<f64>,
+    /// `ln(1 + A / f(t))` of each slot.
+    pub idf: Vec<f64>,
+    /// Slot of the term each slot is one with (a plural the stemmer keeps, see the module).
+    pub canon: Vec<u32>,
+    /// `units[topic][slot]`: each document of the topic adds `1000 (1 + ln count)`.
+    pub units: Vec<Vec<u64>>,
+    /// Whether the term frequency is damped (`sqrt`).
+    pub damping: bool,
+}
+
+impl ClassTable {
+    /// The c-TF-IDF weights of a class with these units (a topic's, or several summed).
+    pub fn weights(&self, units: &[u64]) -> Vec<f64> {
+        let total: f64 = units.iter().map(|&u| u as f64).sum();
+        units
+            .iter()
+            .zip(&self.idf)
+            .map(|(&u, &idf)| {
+                if u == 0 || total <= 0.0 {
+                    return 0.0;
+                }
+                let tf = u as f64 / total;
+                (if self.damping { tf.sqrt() } else { tf }) * idf
+            })
+            .collect()
+    }
+
+    /// The best `n` words of a class by weight, no two one term, those found in at most
+    /// `max_share` of all documents first.
+    pub fn best_words(&self, units: &[u64], n: usize, max_share: f64) -> Vec<(String, f64)> {
+        let w = self.weights(units);
+        let mut order: Vec<usize> = (0..w.len()).filter(|&s| w[s] > 0.0).collect();
+        order.sort_by(|&a, &b| {
+            (self.share[b] <= max_share)
+                .cmp(&(self.share[a] <= max_share))
+                .then(w[b].total_cmp(&w[a]))
+                .then(a.cmp(&b))
+        });
+        let mut used = FxHashSet::default();
+        order
+            .into_iter()
+            .filter(|&s| used.insert(self.canon[s]))
+            .take(n)
+            .map(|s| (self.surfaces[s].clone(), w[s]))
+            .collect()
+    }
+}
+
 /// A weighted term or phrase of a topic.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WeightedTerm {
@@ -111,7 +170,7 @@ pub fn topic_terms(
     k: usize,
     rules: &TermRules,
     vectors: Option<TermVectors<'_>>,
-) -> Vec<Vec<WeightedTerm>> {
+) -> (Vec<Vec<WeightedTerm>>, ClassTable) {
     let top = rules.top;
     let n_terms = tc.terms.len();
     let docs: Vec<usize> = (0..tc.n_docs()).collect();
@@ -321,7 +380,7 @@ pub fn topic_terms(
         (0..k).map(|_| Vec::new()).collect()
     };
 
-    (0..k)
+    let lists = (0..k)
         .map(|c| {
             let mut cands: Vec<WeightedTerm> = Vec::new();
             let mut absorbed: FxHashSet<u32> = FxHashSet::default();
@@ -380,7 +439,33 @@ pub fn topic_terms(
             let spread_count = pool.iter().filter(|w| is_spread(w)).count();
             pick_diverse(pool, spread_count, top, rules.diversity, vectors)
         })
-        .collect()
+        .collect();
+    let slot_canon: Vec<u32> = in_vocabulary
+        .iter()
+        .map(|&t| slot[canon[t as usize] as usize])
+        .collect();
+    let table = ClassTable {
+        surfaces: in_vocabulary
+            .iter()
+            .map(|&t| tc.terms[t as usize].surface.clone())
+            .collect(),
+        terms: in_vocabulary.clone(),
+        share: share_by_slot.clone(),
+        idf: sub_freq
+            .iter()
+            .map(|&f| {
+                if f > 0.0 {
+                    (1.0 + mean_sub_total / f).ln()
+                } else {
+                    0.0
+                }
+            })
+            .collect(),
+        canon: slot_canon,
+        units: acc.sub.clone(),
+        damping,
+    };
+    (lists, table)
 }
 
 /// Cosine similarity from which two terms count as near-duplicates for the diversity rule.
@@ -745,6 +830,7 @@ mod tests {
         let vocabulary = vec![true; tc.terms.len()];
         let k = assignments.iter().max().unwrap() + 1;
         topic_terms(&tc, &vocabulary, assignments, k, rules, None)
+            .0
             .into_iter()
             .map(|ts| ts.into_iter().map(|t| t.text).collect())
             .collect()
@@ -778,7 +864,7 @@ mod tests {
         };
         let tc = corpus(&texts);
         let vocabulary = vec![true; tc.terms.len()];
-        let got = topic_terms(&tc, &vocabulary, &assignments, 2, &plain, None);
+        let (got, _) = topic_terms(&tc, &vocabulary, &assignments, 2, &plain, None);
         assert_ne!(got[0][0].text, "zq", "{:?}", got[0]);
     }
 

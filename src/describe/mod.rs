@@ -5,6 +5,7 @@
 //! centroid). Everything here is shown to people, so every term is a surface form.
 
 pub mod ctfidf;
+pub mod hierarchy;
 pub mod map;
 pub mod matching;
 pub mod names;
@@ -36,6 +37,8 @@ pub struct DescribeParams {
     pub diversity: f64,
     /// Label terms must be found in at most this share of all documents (0 to 1).
     pub label_max_share: f64,
+    /// Report this many topics, merged along the topic hierarchy (`None`: every topic).
+    pub merge_to: Option<usize>,
 }
 
 /// A broken rule of [`DescribeParams`].
@@ -53,6 +56,8 @@ pub enum DescribeParamsError {
         "describe.label-max-share = {0} must be within 0.0 ..= 1.0 (a share of all documents)"
     )]
     LabelMaxShare(f64),
+    #[error("describe.merge-to cannot be 0: it is the number of topics to report")]
+    MergeToZero,
 }
 
 impl DescribeParams {
@@ -69,6 +74,9 @@ impl DescribeParams {
         }
         if !(0.0..=1.0).contains(&self.label_max_share) {
             return Err(DescribeParamsError::LabelMaxShare(self.label_max_share));
+        }
+        if self.merge_to == Some(0) {
+            return Err(DescribeParamsError::MergeToZero);
         }
         self.top_terms = self.top_terms.max(self.label_terms);
         Ok(self)
@@ -87,6 +95,7 @@ impl Default for DescribeParams {
             min_spread: rules.min_spread,
             diversity: rules.diversity,
             label_max_share: 0.2,
+            merge_to: None,
         }
     }
 }
@@ -114,6 +123,8 @@ pub struct Topic {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicSummary {
     pub topics: Vec<Topic>,
+    /// The c-TF-IDF tables the terms came from (none for a saved model's topics).
+    pub classes: Option<ctfidf::ClassTable>,
     pub documents: usize,
 }
 
@@ -182,7 +193,7 @@ pub fn describe(
         row: &row,
         vectors: v.view(),
     });
-    let terms = ctfidf::topic_terms(
+    let (terms, classes) = ctfidf::topic_terms(
         tc,
         &vocabulary,
         clustering.assignments(),
@@ -221,6 +232,7 @@ pub fn describe(
         .collect();
     TopicSummary {
         topics,
+        classes: Some(classes),
         documents: n,
     }
 }

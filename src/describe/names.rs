@@ -167,6 +167,7 @@ mod tests {
     fn a_name_replaces_the_label_and_a_missing_topic_is_reported() {
         let mut summary = TopicSummary {
             topics: vec![topic(0, "kernel, svm"), topic(2, "policy, reward")],
+            classes: None,
             documents: 20,
         };
         let mut drift = vec![DriftRow {

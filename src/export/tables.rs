@@ -263,6 +263,40 @@ pub fn trends(summary: &TopicSummary, trends: &Trends) -> DataFrame {
     ])
 }
 
+/// `topic_tree`: the topic hierarchy, one row per node (topics first, then merges in order).
+pub fn topic_tree(tree: &crate::describe::hierarchy::TopicTree) -> DataFrame {
+    let n = &tree.nodes;
+    let join = |v: &[usize]| {
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    frame(vec![
+        Column::new(
+            "node".into(),
+            n.iter().map(|x| x.node as u32).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "parent".into(),
+            n.iter()
+                .map(|x| x.parent.map(|p| p as u32))
+                .collect::<Vec<_>>(),
+        ),
+        text("children", n.iter().map(|x| join(&x.children))),
+        Column::new(
+            "distance".into(),
+            n.iter().map(|x| x.distance).collect::<Vec<_>>(),
+        ),
+        text("label", n.iter().map(|x| x.label.as_str())),
+        Column::new(
+            "size".into(),
+            n.iter().map(|x| x.size as u32).collect::<Vec<_>>(),
+        ),
+        text("topics", n.iter().map(|x| join(&x.topics))),
+    ])
+}
+
 /// `drift`: how this run's topics map onto the previous run's.
 pub fn drift(rows: &[DriftRow]) -> DataFrame {
     let opt = |v: Option<usize>| v.map(|x| x as u32);

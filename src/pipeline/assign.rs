@@ -79,6 +79,7 @@ pub fn assign(
                 outliers: outliers[index],
             })
             .collect(),
+        classes: None,
         documents: n,
     };
     let periods = prepared.periods(opts.period);

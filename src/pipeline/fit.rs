@@ -10,9 +10,9 @@ use super::PipelineError;
 use crate::config::Settings;
 use crate::describe::map as topic_map;
 use crate::describe::matching::{self, PreviousTopics};
-use crate::describe::names;
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, TopicSummary};
+use crate::describe::{hierarchy, names};
 use crate::evaluate::{self, Metrics, Scored};
 use crate::model::SavedModel;
 use crate::present::Analysis;
@@ -51,7 +51,7 @@ pub fn fit(
     )?;
 
     let cluster = settings.cluster.clone().check()?;
-    let (clustering, k_selection) = progress.stage(
+    let (mut clustering, k_selection) = progress.stage(
         "cluster",
         |bar| {
             cluster.fit(vectors.view(), tfidf.matrix(), |step| {
@@ -97,6 +97,50 @@ pub fn fit(
         for w in names::apply(&mut summary, &n.names, drift.as_mut(), next_id) {
             progress.warn(&w);
             warnings.push(w);
+        }
+    }
+    let tree = hierarchy::build(
+        &summary,
+        next_id,
+        settings.describe.label_terms,
+        settings.describe.label_max_share,
+    );
+    // A coarser report: topics merged along the tree; the model keeps the fitted topics.
+    let mut fine = None;
+    if let (Some(n), Some(t)) = (settings.describe.merge_to, &tree) {
+        if n < summary.topics.len() {
+            let index = |id: usize| {
+                summary
+                    .topics
+                    .iter()
+                    .position(|t| t.id == id)
+                    .expect("a topic")
+            };
+            let groups: Vec<Vec<usize>> = t
+                .cut(n)
+                .iter()
+                .map(|g| g.iter().map(|&id| index(id)).collect())
+                .collect();
+            let d = &settings.describe;
+            let merged = hierarchy::merge_summary(
+                &summary,
+                &groups,
+                clustering.distances(),
+                d.top_terms,
+                d.label_terms,
+                d.label_max_share,
+                d.representatives,
+            );
+            let merged_clustering = clustering.merge(&groups);
+            progress.info(&format!(
+                "reporting {} topics, merged from {} along the topic hierarchy (describe.merge-to)",
+                merged.topics.len(),
+                summary.topics.len()
+            ));
+            fine = Some(crate::present::FineTopics {
+                clustering: std::mem::replace(&mut clustering, merged_clustering),
+                summary: std::mem::replace(&mut summary, merged),
+            });
         }
     }
     let vocabulary = prepared.tokens.terms.len();
@@ -165,6 +209,8 @@ pub fn fit(
         drift,
         next_id,
         warnings,
+        tree,
+        fine,
     })
 }
 

@@ -185,6 +185,24 @@ pub fn draw_charts(
         "Cosine similarity of topic centroids: related topics light up.".into(),
         chart::similarity_heatmap(dir, style, &labels, &ids, &a.similarity)?,
     );
+    if let Some(tree) = &a.tree {
+        let nodes: Vec<chart::TreeNode> = tree
+            .nodes
+            .iter()
+            .map(|n| chart::TreeNode {
+                id: n.node,
+                label: n.label.clone(),
+                children: n.children.clone(),
+                distance: n.distance,
+            })
+            .collect();
+        add(
+            "topic_tree",
+            "The topic hierarchy: topics joined where their class-based TF-IDF weights are alike, kin topics first (Ward's linkage)."
+                .into(),
+            chart::topic_tree(dir, style, &nodes)?,
+        );
+    }
     if let Some(sel) = &a.k_selection {
         let points: Vec<chart::KScore> = sel
             .scores

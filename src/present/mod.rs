@@ -12,6 +12,7 @@ pub mod tables;
 use crate::chart::ChartError;
 use crate::cluster::{Clustering, KSelection};
 use crate::config::Settings;
+use crate::describe::hierarchy::TopicTree;
 use crate::describe::map::Map;
 use crate::describe::matching::DriftRow;
 use crate::describe::trends::Trends;
@@ -158,6 +159,18 @@ pub struct Analysis {
     pub next_id: usize,
     /// What the reader should know about the analysis (a named topic that vanished, ...).
     pub warnings: Vec<String>,
+    /// The topic hierarchy (none with fewer than two topics).
+    pub tree: Option<TopicTree>,
+    /// The fitted topics, when the report shows them merged (`describe.merge-to`): the model
+    /// keeps these.
+    pub fine: Option<FineTopics>,
+}
+
+/// The fitted topics behind a merged report.
+#[derive(Debug)]
+pub struct FineTopics {
+    pub clustering: Clustering,
+    pub summary: TopicSummary,
 }
 
 /// What the workbook's About sheet says: the run, its counts and settings, and its inputs.

@@ -140,5 +140,27 @@ fn report_data(
             ]
         }),
         warnings: warnings.to_vec(),
+        hierarchy: a
+            .tree
+            .as_ref()
+            .map(|tree| {
+                let label = |id: usize| {
+                    topics
+                        .iter()
+                        .find(|t| t.id == id)
+                        .map_or_else(String::new, |t| t.label.clone())
+                };
+                tree.nodes
+                    .iter()
+                    .filter(|n| !n.children.is_empty())
+                    .map(|n| report::ReportMerge {
+                        label: n.label.clone(),
+                        topics: n.topics.iter().map(|&id| (id, label(id))).collect(),
+                        distance: n.distance,
+                        size: n.size,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }

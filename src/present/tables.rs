@@ -17,6 +17,7 @@ pub struct ReportTables {
     pub trends: DataFrame,
     pub k_selection: Option<DataFrame>,
     pub drift: Option<DataFrame>,
+    pub tree: Option<DataFrame>,
 }
 
 impl ReportTables {
@@ -29,6 +30,7 @@ impl ReportTables {
             trends: tables::trends(&a.summary, &a.trends),
             k_selection: a.k_selection.as_ref().map(tables::k_selection),
             drift: a.drift.as_deref().map(tables::drift),
+            tree: a.tree.as_ref().map(tables::topic_tree),
         }
     }
 }
@@ -51,6 +53,9 @@ pub fn write_files(
         }
         if let Some(d) = &t.drift {
             export::csv_file(dir, "drift", d)?;
+        }
+        if let Some(tree) = &t.tree {
+            export::csv_file(dir, "topic_tree", tree)?;
         }
     }
     if formats.contains(&OutputFormat::Parquet) {
@@ -94,8 +99,12 @@ pub fn write_workbook(
 
 /// Writes `model.json` (see [`crate::model`]).
 pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), PresentError> {
-    let topics = a
-        .summary
+    // A merged report's model keeps the fitted topics, so `assign` places documents as fitted.
+    let (summary, clustering) = match &a.fine {
+        Some(f) => (&f.summary, &f.clustering),
+        None => (&a.summary, &a.clustering),
+    };
+    let topics = summary
         .topics
         .iter()
         .zip(&a.fingerprints)
@@ -108,7 +117,7 @@ pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), 
             terms: f.clone(),
         })
         .collect();
-    let saved = SavedModel::new(meta, &a.tfidf, &a.reducer, &a.clustering, topics, a.next_id);
+    let saved = SavedModel::new(meta, &a.tfidf, &a.reducer, clustering, topics, a.next_id);
     export::write_json_compact(&dir.join(model::FILE), &saved)?;
     Ok(())
 }

@@ -91,6 +91,7 @@ fn page(out: &mut String, d: &ReportData, notes: &mut Vec<String>) -> fmt::Resul
     topic_table(out, d, trend_column)?;
     movers(out, d, &seen)?;
     charts(out, d, &svgs)?;
+    hierarchy(out, d, &svgs, &seen)?;
     topic_sections(out, d)?;
     metrics(out, d)?;
     warnings(out, d, notes)?;
@@ -367,6 +368,9 @@ fn charts(out: &mut String, d: &ReportData, svgs: &[Result<SafeSvg, SvgError>]) 
     }
     out.push_str("<section id=\"charts\">\n<h2>Charts</h2>\n");
     for (c, svg) in d.charts.iter().zip(svgs) {
+        if c.name == TREE_CHART && !d.hierarchy.is_empty() {
+            continue;
+        }
         out.push_str("<figure class=\"chart\">\n");
         match svg {
             Ok(svg) => {
@@ -386,6 +390,64 @@ fn charts(out: &mut String, d: &ReportData, svgs: &[Result<SafeSvg, SvgError>]) 
         )?;
     }
     out.push_str("</section>\n");
+    Ok(())
+}
+
+/// The chart the hierarchy section shows.
+const TREE_CHART: &str = "topic_tree";
+
+fn hierarchy(
+    out: &mut String,
+    d: &ReportData,
+    svgs: &[Result<SafeSvg, SvgError>],
+    ids: &HashSet<usize>,
+) -> fmt::Result {
+    if d.hierarchy.is_empty() {
+        return Ok(());
+    }
+    out.push_str("<section id=\"hierarchy\">\n<h2>Topic hierarchy</h2>\n");
+    out.push_str(
+        "<p class=\"note\">Kin topics merge first: each row is a group, from the closest pair to the whole corpus.</p>\n",
+    );
+    if let Some((c, Ok(svg))) = d
+        .charts
+        .iter()
+        .zip(svgs)
+        .find(|(c, _)| c.name == TREE_CHART)
+    {
+        write!(
+            out,
+            "<figure class=\"chart\">\n{}\n<figcaption dir=\"auto\">{}</figcaption>\n</figure>\n",
+            svg.markup(),
+            Html(chart_caption(c))
+        )?;
+    }
+    out.push_str("<table class=\"hierarchy\">\n<thead><tr><th scope=\"col\">Group</th><th scope=\"col\">Topics</th><th scope=\"col\">Documents</th><th scope=\"col\">Ward distance</th></tr></thead>\n<tbody>\n");
+    for m in &d.hierarchy {
+        let topics: Vec<String> = m
+            .topics
+            .iter()
+            .map(|(id, label)| {
+                if ids.contains(id) {
+                    format!(
+                        "<a href=\"#topic-{id}\">{id}</a> <span dir=\"auto\">{}</span>",
+                        Html(label)
+                    )
+                } else {
+                    format!("{id} <span dir=\"auto\">{}</span>", Html(label))
+                }
+            })
+            .collect();
+        write!(
+            out,
+            "<tr><td dir=\"auto\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2}</td></tr>\n",
+            Html(&m.label),
+            topics.join("; "),
+            m.size,
+            m.distance
+        )?;
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
     Ok(())
 }
 

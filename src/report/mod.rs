@@ -90,6 +90,9 @@ pub struct ReportData {
     /// Things the reader should know (skipped documents, skipped charts...).
     /// The page shows at most [`MAX_WARNINGS_SHOWN`] of them.
     pub warnings: Vec<String>,
+    /// The merges of the topic hierarchy, closest first; empty hides the section (its chart,
+    /// named `topic_tree`, is then shown with the others).
+    pub hierarchy: Vec<ReportMerge>,
 }
 
 /// One topic.
@@ -136,6 +139,19 @@ pub struct ReportChart {
     pub caption: String,
     /// The full SVG document text (as written by plotters).
     pub svg: String,
+}
+
+/// One merge of the topic hierarchy: a group of kin topics.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReportMerge {
+    /// The group's label (its documents' c-TF-IDF label).
+    pub label: String,
+    /// The topics in the group: ids (linking to `#topic-{id}`) and labels.
+    pub topics: Vec<(usize, String)>,
+    /// The distance at which the group formed (1 - cosine similarity).
+    pub distance: f64,
+    /// Documents in the group.
+    pub size: usize,
 }
 
 /// A rising or declining topic.

@@ -80,6 +80,12 @@ fn sample() -> ReportData {
         trend_measure: "slope of share per period (weighted least squares)".into(),
         metrics: Some(vec![("V-measure".into(), 0.8125), ("ARI".into(), 0.5)]),
         warnings: vec!["3 documents skipped: empty abstract".into()],
+        hierarchy: vec![ReportMerge {
+            label: "graphs & <nodes>".into(),
+            topics: vec![(0, "graph, nodes".into()), (1, "trees".into())],
+            distance: 0.42,
+            size: 12,
+        }],
     }
 }
 
@@ -231,8 +237,9 @@ fn no_external_urls_only_topic_anchors() {
                 }
             }
         }
-        // 3 table rows + 2 movers link to topic sections.
-        assert_eq!(hrefs, 5);
+        // 3 table rows + 2 movers + the 2 topics of the hierarchy's group link to topic
+        // sections.
+        assert_eq!(hrefs, 7);
         assert!(!html.contains("url(") && !html.contains("@import"));
         assert!(!html.contains("<link"));
     }
