@@ -1,8 +1,12 @@
-//! `topicmap assign --model RUN_DIR INPUT... [--out DIR]`: new documents into saved topics.
+//! `topicmap assign --model RUN_DIR INPUT... [--out DIR]`: new documents into saved topics;
+//! `--in arrow --out arrow` pipes them through stdin and stdout (an engine's partitions).
 
 use super::AssignArgs;
-use crate::ingest::{InputFormat, InputSpec, PeriodUnit};
+use crate::export::OutputFormat;
+use crate::ingest::{InputFormat, InputSpec, OnBadDocument, PeriodUnit};
+use crate::pipeline::{AssignOutput, StreamInput};
 use anyhow::{bail, Context};
+use std::path::Path;
 
 pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
     let format = match args.format.as_deref() {
@@ -15,27 +19,66 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
     let Some(period) = PeriodUnit::from_name(&args.period) else {
         bail!("--period {:?} must be year, quarter or month", args.period)
     };
-    let inputs = args
-        .inputs
-        .iter()
-        .map(|p| InputSpec {
-            format,
-            text: args.text.clone(),
-            id: args.id.clone(),
-            time: args.time.clone(),
-            label: args.label.clone(),
-            ..InputSpec::file(p)
-        })
-        .collect();
+    let on_bad = match args.on_bad_document.as_str() {
+        "skip" => OnBadDocument::Skip,
+        "fail" => OnBadDocument::Fail,
+        other => bail!("--on-bad-document {other:?} must be skip or fail"),
+    };
+    let spec = |p: &Path| InputSpec {
+        format,
+        text: args.text.clone(),
+        id: args.id.clone(),
+        time: args.time.clone(),
+        label: args.label.clone(),
+        ..InputSpec::file(p)
+    };
+    let stdin = match args.stdin.as_deref() {
+        None => None,
+        Some("arrow") => Some(StreamInput {
+            spec: spec(Path::new(&args.source_name)),
+            name: args.source_name.clone(),
+            source_column: args.source_column.clone(),
+        }),
+        Some(other) => bail!("--in {other:?}: the one stdin format is arrow"),
+    };
+    let to_stdout = args.out.as_deref() == Some(Path::new("arrow"));
+    if args.emit_terms && !to_stdout {
+        bail!("--emit-terms goes with --out arrow");
+    }
+    if to_stdout && args.aggregates {
+        bail!("--aggregates writes into a folder: give --out DIR (an engine sums the --emit-terms rows itself)");
+    }
+    let out = if to_stdout {
+        AssignOutput::Arrow {
+            emit_terms: args.emit_terms,
+        }
+    } else {
+        let mut formats = Vec::new();
+        for t in &args.tables {
+            match OutputFormat::from_name(t) {
+                Some(f @ (OutputFormat::Csv | OutputFormat::Parquet)) => formats.push(f),
+                _ => bail!("--tables {t:?}: each must be csv or parquet"),
+            }
+        }
+        AssignOutput::Dir {
+            dir: args.out.clone(),
+            formats,
+            aggregates: args.aggregates.then_some(args.representatives),
+        }
+    };
     let opts = crate::pipeline::AssignOptions {
         model: args.model.clone(),
-        inputs,
-        out: args.out,
+        inputs: args.inputs.iter().map(|p| spec(p)).collect(),
+        stdin,
+        out,
         period,
+        on_bad,
         quiet,
     };
     let outcome = crate::pipeline::assign(&opts)
         .with_context(|| format!("assigning with the model in {}", args.model.display()))?;
-    super::print_line(format_args!("{}", outcome.dir.display()))?;
+    if !to_stdout {
+        super::print_line(format_args!("{}", outcome.dir.display()))?;
+    }
     Ok(())
 }

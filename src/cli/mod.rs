@@ -5,6 +5,7 @@ mod assign;
 mod check;
 mod completions;
 mod names;
+mod report;
 mod run;
 
 use crate::progress::LogFormat;
@@ -38,6 +39,9 @@ pub enum Command {
     Check(CheckArgs),
     /// Place new documents into the topics of a saved run (its model.json), without refitting.
     Assign(AssignArgs),
+    /// Build the report of a model from sums over the documents assigned with it (the
+    /// aggregates of `assign --aggregates`, a streaming run, or Spark's driver), on one machine.
+    Report(ReportArgs),
     /// Print a names file for a run's topics, with today's labels, to name topics by hand
     /// (`[describe] names`); curated names already in the run are kept.
     Names(NamesArgs),
@@ -68,13 +72,52 @@ pub struct AssignArgs {
     #[arg(long, value_name = "RUN_DIR")]
     pub model: PathBuf,
     /// Input files: paper lists or tables (the format comes from the extension unless --format).
-    #[arg(required = true, value_name = "INPUT")]
+    #[arg(required_unless_present = "stdin", value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     /// Write the result exactly into DIR (default: a dated folder in <pipeline output>-assigned/
     /// beside the model's own, e.g. output/nips-assigned/runs/<UTC stamp>/ for output/nips/latest).
+    /// `--out arrow` writes the documents table to stdout as an Arrow IPC stream instead (for a
+    /// folder called arrow, write ./arrow).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Input format: paper-list | csv | tsv | parquet | json | ndjson.
+    /// Read the documents from stdin instead of files; the one format is `arrow` (an Arrow IPC
+    /// stream, as Spark's mapInArrow hands a partition over).
+    #[arg(
+        long = "in",
+        id = "stdin",
+        value_name = "FORMAT",
+        conflicts_with = "inputs"
+    )]
+    pub stdin: Option<String>,
+    /// With --in: the input name rows are shown under (documents' source, skipped rows).
+    #[arg(long, value_name = "NAME", default_value = "stdin", requires = "stdin")]
+    pub source_name: String,
+    /// With --in: take each row's input name from this column instead (a partition may hold
+    /// rows of several files; rows are numbered within each).
+    #[arg(long, value_name = "COLUMN", requires = "stdin")]
+    pub source_column: Option<String>,
+    /// With --out arrow: add each row's period, row, snippet, model features and c-TF-IDF weight
+    /// units, and a row per skipped document (column skipped), for an engine to sum.
+    #[arg(long)]
+    pub emit_terms: bool,
+    /// Table formats written into DIR: csv, parquet (comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "csv",
+        value_name = "FORMATS"
+    )]
+    pub tables: Vec<String>,
+    /// Also write the sums `topicmap report` builds a report from into DIR/aggregates/.
+    #[arg(long)]
+    pub aggregates: bool,
+    /// Representative documents kept per topic in the aggregates.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub representatives: usize,
+    /// A row that cannot be used: skip (left out, listed in run.json and on stderr) or fail.
+    #[arg(long, value_name = "MODE", default_value = "skip")]
+    pub on_bad_document: String,
+    /// Input format: paper-list | csv | tsv | parquet | json | ndjson | arrow.
     #[arg(long)]
     pub format: Option<String>,
     /// Table columns joined into the text (default: title+abstract, abstract or text).
@@ -110,6 +153,24 @@ pub struct RunArgs {
     /// after this run completes; the latest run is always kept).
     #[arg(long, value_name = "N")]
     pub keep: Option<usize>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The pipeline file whose settings the report follows (title, describe, charts, output).
+    pub pipeline: PathBuf,
+    /// The report folder (or model.json) the documents were assigned with.
+    #[arg(long, value_name = "RUN_DIR")]
+    pub model: PathBuf,
+    /// The aggregates folder: counts.parquet, terms.parquet, ... and aggregates.json.
+    #[arg(long, value_name = "DIR")]
+    pub aggregates: PathBuf,
+    /// Write the report exactly into DIR instead of the pipeline's dated history folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Override a key of the pipeline file (as for `run`).
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -168,6 +229,7 @@ pub fn dispatch(args: Args) -> anyhow::Result<()> {
         Command::Run(a) => run::run(a, args.quiet),
         Command::Check(a) => check::check(a, args.quiet),
         Command::Assign(a) => assign::assign(a, args.quiet),
+        Command::Report(a) => report::report(a, args.quiet),
         Command::Names(a) => names::names(a),
         Command::Completions(a) => completions::completions(a),
     }

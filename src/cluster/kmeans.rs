@@ -267,6 +267,8 @@ pub struct Clustering {
     distances: Vec<f32>,
     /// Each document's distance to its second nearest topic, under the same rule.
     runner_up: Vec<f32>,
+    /// Outlier floors fixed from elsewhere (a saved model's), instead of these documents' own.
+    floors: Option<Vec<f64>>,
     sizes: Vec<usize>,
     inertia: f64,
     /// Refinement passes run (0: not refined).
@@ -350,6 +352,7 @@ impl Clustering {
             assignments,
             distances: sims.iter().map(|&s| (1.0 - s).max(0.0)).collect(),
             runner_up: seconds.iter().map(|&s| (1.0 - s).max(0.0)).collect(),
+            floors: None,
             sizes,
             inertia: sum_of_squares(&euclid),
             refine_passes: 0,
@@ -368,7 +371,28 @@ impl Clustering {
             inertia: sum_of_squares(&distances),
             distances,
             runner_up,
+            floors: None,
             sizes,
+            refine_passes: 0,
+        }
+    }
+
+    /// Topics known by their centroids and sizes alone, without their documents (a report
+    /// built from sums): no assignments, distances or outliers.
+    pub fn summed(
+        centroids: Array2<f32>,
+        term_centroids: Option<Array2<f32>>,
+        sizes: Vec<usize>,
+    ) -> Clustering {
+        Clustering {
+            centroids,
+            term_centroids,
+            assignments: Vec::new(),
+            distances: Vec::new(),
+            runner_up: Vec::new(),
+            floors: None,
+            sizes,
+            inertia: f64::NAN,
             refine_passes: 0,
         }
     }
@@ -447,12 +471,28 @@ impl Clustering {
     /// deviation) below the topic's median. Topics of fewer than 8 documents have none.
     /// Outliers stay in their topic: every document keeps one.
     pub fn outliers(&self) -> Vec<bool> {
+        match &self.floors {
+            Some(f) => self.outliers_below(f),
+            None => self.outliers_below(&self.outlier_floors()),
+        }
+    }
+
+    /// The same clustering, judging outliers by `floors` (a saved model's, on `ln(closeness)`,
+    /// one per topic) instead of by its own documents.
+    pub fn with_outlier_floors(mut self, floors: Vec<f64>) -> Clustering {
+        self.floors = Some(floors);
+        self
+    }
+
+    /// Each topic's outlier floor on `ln(closeness)` (see [`Clustering::outliers`]); `-inf` for a
+    /// topic of fewer than 8 documents. Saved with a model, so that documents assigned later are
+    /// judged by the fit's own topics, whatever batch they come in.
+    pub fn outlier_floors(&self) -> Vec<f64> {
         let k = self.k();
         let closeness = self.closeness();
-        let log = |c: f32| (c.max(1e-6) as f64).ln();
         let mut by_topic: Vec<Vec<f64>> = vec![Vec::new(); k];
         for (&t, &c) in self.assignments.iter().zip(&closeness) {
-            by_topic[t].push(log(c));
+            by_topic[t].push(ln_closeness(c));
         }
         let median = |v: &mut Vec<f64>| {
             v.sort_by(f64::total_cmp);
@@ -475,10 +515,15 @@ impl Clustering {
                 m - OUTLIER_Z * 1.4826 * mad
             })
             .collect();
+        floors
+    }
+
+    /// The documents below their topic's floor (`floors[topic]`, on `ln(closeness)`).
+    pub fn outliers_below(&self, floors: &[f64]) -> Vec<bool> {
         self.assignments
             .iter()
-            .zip(&closeness)
-            .map(|(&t, &c)| log(c) < floors[t])
+            .zip(self.closeness())
+            .map(|(&t, c)| ln_closeness(c) < floors.get(t).copied().unwrap_or(f64::NEG_INFINITY))
             .collect()
     }
     /// Sum of squared Euclidean distances to the centroids in the reduced space (scikit-learn's
@@ -519,13 +564,18 @@ impl Clustering {
             out
         };
         let assignments: Vec<usize> = self.assignments.iter().map(|&t| group_of[t]).collect();
+        let mut sizes = vec![0usize; groups.len()];
+        for (t, &n) in self.sizes.iter().enumerate() {
+            sizes[group_of[t]] += n;
+        }
         Clustering {
             centroids: mean(&self.centroids, false),
             term_centroids: self.term_centroids.as_ref().map(|c| mean(c, true)),
-            sizes: count(&assignments, groups.len()),
+            sizes,
             assignments,
             distances: self.distances.clone(),
             runner_up: self.runner_up.clone(),
+            floors: None,
             inertia: self.inertia,
             refine_passes: self.refine_passes,
         }
@@ -538,6 +588,11 @@ impl Clustering {
         }
         m
     }
+}
+
+/// The scale outliers are judged on.
+fn ln_closeness(c: f32) -> f64 {
+    (c.max(1e-6) as f64).ln()
 }
 
 /// Documents per topic.

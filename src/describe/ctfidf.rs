@@ -468,6 +468,56 @@ pub fn topic_terms(
     (lists, table)
 }
 
+/// Top terms of each topic from a [`ClassTable`] and its document counts alone (no tokens): what
+/// a report built from summed counts lists (see [`super::aggregate`]). The same rules as
+/// [`topic_terms`] with `phrases = false`: spread first, then weight, one stem once, then the
+/// diversity pick. `docs[topic][slot]` are the documents of the topic the slot's term occurs
+/// in; `sizes` the topics' documents; `vectors` index rows by `table.terms`.
+pub fn terms_from_table(
+    table: &ClassTable,
+    docs: &[Vec<u64>],
+    sizes: &[usize],
+    rules: &TermRules,
+    vectors: Option<TermVectors<'_>>,
+) -> Vec<Vec<WeightedTerm>> {
+    let top = rules.top;
+    (0..table.units.len())
+        .map(|c| {
+            let w = table.weights(&table.units[c]);
+            let min_docs = u64::from(rules.min_docs(sizes[c]));
+            let spread = |s: usize| docs[c][s] >= min_docs;
+            let mut order: Vec<usize> = (0..w.len()).filter(|&s| w[s] > 0.0).collect();
+            order.sort_by(|&a, &b| {
+                spread(b)
+                    .cmp(&spread(a))
+                    .then(w[b].total_cmp(&w[a]))
+                    .then_with(|| table.surfaces[a].cmp(&table.surfaces[b]))
+            });
+            let mut used: FxHashSet<u32> = FxHashSet::default();
+            let mut pool = Vec::new();
+            let mut preferred = 0;
+            for s in order {
+                if !used.insert(table.canon[s]) {
+                    continue;
+                }
+                preferred += usize::from(spread(s));
+                let in_topic = docs[c][s] as f64 / sizes[c].max(1) as f64;
+                pool.push(WeightedTerm {
+                    text: table.surfaces[s].clone(),
+                    weight: w[s],
+                    stems: vec![table.terms[s]],
+                    corpus_share: table.share[s],
+                    lift: in_topic / table.share[s].max(1e-12),
+                });
+                if pool.len() == top * 3 {
+                    break;
+                }
+            }
+            pick_diverse(pool, preferred, top, rules.diversity, vectors)
+        })
+        .collect()
+}
+
 /// Cosine similarity from which two terms count as near-duplicates for the diversity rule.
 /// Only near-duplicates are held back: penalising every similarity (plain MMR) pushed out the
 /// words that belong together and let in generic ones, which lowered both coherence (NPMI) and

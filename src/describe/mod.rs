@@ -4,6 +4,7 @@
 //! label of its best two or three terms, and its most representative documents (closest to the
 //! centroid). Everything here is shown to people, so every term is a surface form.
 
+pub mod aggregate;
 pub mod ctfidf;
 pub mod hierarchy;
 pub mod map;

@@ -143,12 +143,19 @@ pub fn trends(periods: &[String], assignments: &[usize], k: usize) -> Trends {
         labels.iter().enumerate().map(|(i, l)| (*l, i)).collect();
     let np = labels.len();
     let mut counts = vec![vec![0usize; np]; k];
-    let mut docs = vec![0usize; np];
     for (p, &t) in periods.iter().zip(assignments) {
-        let j = index[p.as_str()];
-        counts[t][j] += 1;
-        docs[j] += 1;
+        counts[t][index[p.as_str()]] += 1;
     }
+    let labels: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
+    from_counts(&labels, counts, timed)
+}
+
+/// The trend tables from counts already made: `counts[topic][period]` for the periods
+/// `labels`, in the order they are to be shown (`timed`: they are times, in time order).
+pub fn from_counts(labels: &[String], counts: Vec<Vec<usize>>, timed: bool) -> Trends {
+    let np = labels.len();
+    let k = counts.len();
+    let docs: Vec<usize> = (0..np).map(|j| counts.iter().map(|c| c[j]).sum()).collect();
     let period_list: Vec<Period> = labels
         .iter()
         .enumerate()

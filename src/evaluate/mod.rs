@@ -29,6 +29,38 @@ pub struct Metrics {
     pub inertia: f64,
 }
 
+/// The external scores from a contingency table alone (`table[label][topic]` documents), for a
+/// report built from sums: no silhouette, and the inertia unknown (NaN, `null` in
+/// metrics.json).
+pub fn from_contingency(
+    table: &std::collections::BTreeMap<String, Vec<u64>>,
+    k: usize,
+) -> Result<Metrics, metrics::MetricsError> {
+    let (mut truth, mut pred) = (Vec::new(), Vec::new());
+    for (class, row) in table.values().enumerate() {
+        for (topic, &n) in row.iter().enumerate() {
+            for _ in 0..n {
+                truth.push(class as u32);
+                pred.push(topic as u32);
+            }
+        }
+    }
+    let ext = metrics::external_scores(&truth, &pred)?;
+    Ok(Metrics {
+        documents: truth.len(),
+        classes: table.values().filter(|r| r.iter().any(|&n| n > 0)).count(),
+        k,
+        homogeneity: ext.homogeneity,
+        completeness: ext.completeness,
+        v_measure: ext.v_measure,
+        ari: ext.ari,
+        nmi: ext.nmi,
+        silhouette: None,
+        silhouette_sample: 0,
+        inertia: f64::NAN,
+    })
+}
+
 /// A clustering to score: each row's topic, the number of topics, and the inertia (scikit-learn's
 /// sum of squared distances) as the clustering computed it.
 #[derive(Debug, Clone, Copy)]

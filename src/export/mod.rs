@@ -6,6 +6,7 @@
 //! serde. Apart from the timings and the run date, two runs with the same inputs and seed write
 //! identical bytes.
 
+pub mod aggregates;
 pub mod csv;
 pub mod tables;
 pub mod xlsx;
@@ -131,6 +132,15 @@ pub fn parquet_file(dir: &Path, name: &str, df: &DataFrame) -> Result<(), Export
         Ok(())
     };
     write().map_err(werr(&path))
+}
+
+/// Writes `df` as an Arrow IPC stream to `out` (stdout, for an engine). The oldest Arrow
+/// layout (plain UTF-8 strings, no view types) is what every Arrow reader takes.
+pub fn arrow_stream(out: impl std::io::Write, df: &DataFrame) -> Result<(), PolarsError> {
+    let mut df = df.clone();
+    IpcStreamWriter::new(out)
+        .with_compat_level(CompatLevel::oldest())
+        .finish(&mut df)
 }
 
 /// Writes `report.xlsx` into `dir`.

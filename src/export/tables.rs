@@ -326,3 +326,85 @@ pub fn drift(rows: &[DriftRow]) -> DataFrame {
         ),
     ])
 }
+
+/// What `topicmap assign --out arrow --emit-terms` adds to `documents`, for an engine to sum:
+/// each row's `period`, its `row` in its input, a `snippet`, its single-word model `features`
+/// with their c-TF-IDF weight `units` (see `describe::aggregate::units`), and `skipped` (the
+/// reason, on rows appended for the documents left out; empty on assigned rows).
+pub fn documents_with_terms(
+    documents: DataFrame,
+    corpus: &Corpus,
+    periods: &[String],
+    features: &[Vec<(u32, u32)>],
+) -> Result<DataFrame, PolarsError> {
+    let docs = &corpus.documents;
+    let list = |name: &str, values: Vec<Series>| -> Column {
+        let mut ca: ListChunked = values.into_iter().map(Some).collect();
+        ca.rename(name.into());
+        ca.into_column()
+    };
+    let mut df = documents;
+    let n = df.height();
+    let extra = vec![
+        text("period", periods),
+        Column::new(
+            "row".into(),
+            docs.iter().map(|d| d.row as i64).collect::<Vec<_>>(),
+        ),
+        text(
+            "snippet",
+            docs.iter()
+                .map(|d| super::snippet(&d.text, super::SNIPPET_CHARS)),
+        ),
+        list(
+            "features",
+            features
+                .iter()
+                .map(|f| Series::new("".into(), f.iter().map(|x| x.0).collect::<Vec<u32>>()))
+                .collect(),
+        ),
+        list(
+            "units",
+            features
+                .iter()
+                .map(|f| {
+                    let u: Vec<u64> = f
+                        .iter()
+                        .map(|x| crate::describe::aggregate::units(x.1))
+                        .collect();
+                    Series::new("".into(), u)
+                })
+                .collect(),
+        ),
+        opt_text("skipped", (0..n).map(|_| None::<&str>)),
+    ];
+    for c in extra {
+        df.with_column(c)?;
+    }
+    if corpus.skipped.is_empty() {
+        return Ok(df);
+    }
+    // The skipped documents: their input, row and reason; every other cell empty.
+    let m = corpus.skipped.len();
+    let columns: Vec<Column> = df
+        .columns()
+        .iter()
+        .map(|c| match c.name().as_str() {
+            "source" => text(
+                "source",
+                corpus.skipped.iter().map(|s| s.file.display().to_string()),
+            ),
+            "row" => Column::new(
+                "row".into(),
+                corpus
+                    .skipped
+                    .iter()
+                    .map(|s| s.row as i64)
+                    .collect::<Vec<_>>(),
+            ),
+            "skipped" => text("skipped", corpus.skipped.iter().map(|s| s.reason.as_str())),
+            name => Column::full_null(name.into(), m, c.dtype()),
+        })
+        .collect();
+    df.vstack(&DataFrame::new(m, columns)?)
+}

@@ -50,7 +50,8 @@ pub struct About {
 #[derive(Debug)]
 pub struct WorkbookTables<'a> {
     pub topics: &'a DataFrame,
-    pub documents: &'a DataFrame,
+    /// None for a report built from summed counts (no document is at hand).
+    pub documents: Option<&'a DataFrame>,
     pub terms: &'a DataFrame,
     /// Period x topic shares (see `tables::trends_wide`).
     pub trends_wide: &'a DataFrame,
@@ -114,23 +115,25 @@ pub fn write(path: &Path, t: &WorkbookTables<'_>) -> Result<(), XlsxError> {
         .unwrap_or_default();
     // Documents can run to a million rows: its sheet streams to a temporary file as it is
     // written, with inline strings, instead of holding every cell until the file is saved.
-    let ws = wb
-        .add_worksheet_with_constant_memory()?
-        .set_name("Documents")?;
-    let links = Links {
-        column: "topic_label",
-        by: "topic_id",
-        sheet: "Topics",
-        rows: &topic_row,
-    };
     let shown = t.max_documents.min(MAX_ROWS);
-    write_frame(
-        ws,
-        &t.documents.slice(0, shown),
-        &styles,
-        &|_| false,
-        Some(&links),
-    )?;
+    if let Some(documents) = t.documents {
+        let ws = wb
+            .add_worksheet_with_constant_memory()?
+            .set_name("Documents")?;
+        let links = Links {
+            column: "topic_label",
+            by: "topic_id",
+            sheet: "Topics",
+            rows: &topic_row,
+        };
+        write_frame(
+            ws,
+            &documents.slice(0, shown),
+            &styles,
+            &|_| false,
+            Some(&links),
+        )?;
+    }
 
     let ws = wb.add_worksheet().set_name("Terms")?;
     write_frame(ws, t.terms, &styles, &|_| false, None)?;
@@ -177,7 +180,7 @@ pub fn write(path: &Path, t: &WorkbookTables<'_>) -> Result<(), XlsxError> {
     }
 
     let ws = wb.add_worksheet().set_name("About")?;
-    write_about(ws, t.about, &styles, t.documents.height(), shown)?;
+    write_about(ws, t.about, &styles, t.documents.map(|d| d.height()), shown)?;
 
     wb.save(path)
 }
@@ -376,13 +379,22 @@ fn write_about(
     ws: &mut Worksheet,
     about: &About,
     styles: &Styles<'_>,
-    documents: usize,
+    documents: Option<usize>,
     shown: usize,
 ) -> Result<(), XlsxError> {
     ws.write_string_with_format(0, 0, "key", styles.header)?;
     ws.write_string_with_format(0, 1, "value", styles.header)?;
     let mut row = 1u32;
     let mut rows = about.rows.clone();
+    if documents.is_none() {
+        rows.push((
+            "documents sheet".into(),
+            AboutValue::Text(
+                "none: this report was built from counts summed over the documents; documents.csv beside it (a streaming run) or the engine's output lists them".into(),
+            ),
+        ));
+    }
+    let documents = documents.unwrap_or(0);
     if documents > shown {
         rows.push((
             "documents sheet".into(),
@@ -391,7 +403,7 @@ fn write_about(
             )),
         ));
     }
-    if shown > MAX_LINKS {
+    if documents.min(shown) > MAX_LINKS {
         rows.push((
             "topic links".into(),
             AboutValue::Text(format!(

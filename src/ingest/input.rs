@@ -18,11 +18,13 @@ pub enum InputFormat {
     Parquet,
     Json,
     Ndjson,
+    /// An Arrow IPC stream (`.arrows`; what `topicmap assign --in arrow` reads on stdin).
+    Arrow,
 }
 
 impl InputFormat {
     /// The names a pipeline file or `--format` may use, for messages.
-    pub const NAMES: &'static str = "paper-list, csv, tsv, parquet, json or ndjson";
+    pub const NAMES: &'static str = "paper-list, csv, tsv, parquet, json, ndjson or arrow";
 
     /// Parses a `format` value (`jsonl` is accepted for `ndjson`).
     pub fn from_name(name: &str) -> Option<Self> {
@@ -33,6 +35,7 @@ impl InputFormat {
             "parquet" => Self::Parquet,
             "json" => Self::Json,
             "ndjson" | "jsonl" => Self::Ndjson,
+            "arrow" => Self::Arrow,
             _ => return None,
         })
     }
@@ -47,6 +50,7 @@ impl InputFormat {
             "parquet" | "pq" => Self::Parquet,
             "json" => Self::Json,
             "ndjson" | "jsonl" => Self::Ndjson,
+            "arrows" => Self::Arrow,
             _ => return None,
         })
     }
@@ -64,6 +68,7 @@ impl InputFormat {
             Self::Parquet => "parquet",
             Self::Json => "json",
             Self::Ndjson => "ndjson",
+            Self::Arrow => "arrow",
         }
     }
 }

@@ -333,6 +333,98 @@ pub fn ingest(inputs: &[InputSpec], on_bad: OnBadDocument) -> Result<Corpus, Ing
     Ok(corpus)
 }
 
+/// Reads one Arrow IPC stream (an engine's partition piped into `topicmap assign --in arrow`)
+/// as a table called `name`, with `input`'s columns. With `source_column`, each row's input
+/// file is that column's value instead (a partition may hold rows of several files), and rows
+/// are numbered within their file in stream order. Bad rows are handled as in a file.
+pub fn ingest_arrow(
+    raw: &[u8],
+    name: &str,
+    input: &InputSpec,
+    source_column: Option<&str>,
+    on_bad: OnBadDocument,
+) -> Result<Corpus, IngestError> {
+    use polars::prelude::{IdxCa, NamedFrom};
+    let path = PathBuf::from(name);
+    let df = table::load_frame(&path, InputFormat::Arrow, raw)?;
+    let groups: Vec<(String, Vec<polars::prelude::IdxSize>)> = match source_column {
+        None => vec![(name.to_string(), (0..df.height() as _).collect())],
+        Some(col) => {
+            let values = df
+                .column(col)
+                .and_then(|c| c.cast(&polars::prelude::DataType::String))
+                .map_err(|_| IngestError::MissingColumn {
+                    path: path.clone(),
+                    column: col.to_string(),
+                    available: df
+                        .get_column_names()
+                        .iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?;
+            let values = values.str().expect("cast to string");
+            let mut groups: Vec<(String, Vec<polars::prelude::IdxSize>)> = Vec::new();
+            let mut at: std::collections::HashMap<String, usize> = Default::default();
+            for i in 0..values.len() {
+                let v = values.get(i).unwrap_or(name).to_string();
+                let g = *at.entry(v.clone()).or_insert_with(|| {
+                    groups.push((v, Vec::new()));
+                    groups.len() - 1
+                });
+                groups[g].1.push(i as _);
+            }
+            groups
+        }
+    };
+    let mut corpus = Corpus::default();
+    for (source_name, rows) in groups {
+        let shown = PathBuf::from(&source_name);
+        let part = if source_column.is_none() {
+            df.clone()
+        } else {
+            df.take(&IdxCa::new("rows".into(), rows))
+                .map_err(|e| IngestError::Table {
+                    path: path.clone(),
+                    source: table::PolarsMessage(e),
+                })?
+        };
+        let before = corpus.documents.len();
+        let source = corpus.sources.len();
+        let docs = table::read(
+            &shown,
+            &shown,
+            part,
+            input,
+            source,
+            on_bad,
+            &mut corpus.skipped,
+        )?;
+        corpus.documents.extend(docs);
+        dedupe_ids(&mut corpus, before, on_bad, &shown, &shown)?;
+        corpus.sources.push(SourceFile {
+            path: shown.clone(),
+            location: shown,
+            format: InputFormat::Arrow,
+            bytes: if source_column.is_none() {
+                raw.len() as u64
+            } else {
+                0
+            },
+            sha256: if source_column.is_none() {
+                sha256_hex(raw)
+            } else {
+                String::new()
+            },
+            list_title: None,
+            documents: corpus.documents.len() - before,
+        });
+    }
+    corpus.has_time = input.time.is_some();
+    corpus.has_label = input.label.is_some();
+    Ok(corpus)
+}
+
 /// Makes ids unique: a repeated id is an error in `fail` mode; in `skip` mode the later document
 /// keeps its text and gets `<id>~2`, `<id>~3`, ... with a note in the skipped list (nothing lost).
 fn dedupe_ids(

@@ -206,6 +206,10 @@ pub fn check_header(
             let head = super::check_text(path, &raw[..end])?;
             split_header(head, sep as char)
         }
+        InputFormat::Arrow => match IpcStreamReader::new(Cursor::new(raw)).schema() {
+            Ok(schema) => schema.iter_names().map(|n| n.to_string()).collect(),
+            Err(_) => return Ok(()),
+        },
         InputFormat::Parquet => match ParquetReader::new(Cursor::new(raw)).schema() {
             Ok(schema) => schema.iter_names().map(|n| n.to_string()).collect(),
             // Not a readable Parquet file: the full read says why.
@@ -323,6 +327,7 @@ pub fn load_frame(path: &Path, format: InputFormat, raw: &[u8]) -> Result<DataFr
             .with_json_format(JsonFormat::JsonLines)
             .finish()
             .map_err(err),
+        InputFormat::Arrow => IpcStreamReader::new(cursor).finish().map_err(err),
         InputFormat::PaperList => unreachable!("paper lists are parsed by paper_list"),
     }
 }

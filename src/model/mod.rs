@@ -72,6 +72,10 @@ pub struct SavedTopic {
     pub share: f64,
     /// c-TF-IDF weights of its top terms, keyed by stem: the fingerprint refits match against.
     pub terms: Vec<(String, f64)>,
+    /// The fit's outlier floor on `ln(closeness)` (none: the topic was too small to judge), so
+    /// documents assigned later are judged as the fit's were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outlier_floor: Option<f64>,
 }
 
 impl SavedTopic {
@@ -111,6 +115,34 @@ pub enum ModelError {
         path: PathBuf,
         problem: &'static str,
     },
+}
+
+/// `model.json` in a report folder, or the file itself.
+fn model_file(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join(FILE)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// The bytes of `model.json` in a report folder (or of the file itself).
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ModelError> {
+    let file = model_file(path);
+    std::fs::read(&file).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => ModelError::NotFound { path: file.clone() },
+        _ => ModelError::Read {
+            path: file.clone(),
+            source,
+        },
+    })
+}
+
+/// The sha256 of a model's bytes, in hex: what aggregates record to name their model.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(bytes);
+    d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What a model keeps of the pipeline besides the fit: its name, title and tokenizer.
@@ -158,17 +190,15 @@ impl SavedModel {
 
     /// Loads `model.json` from a report folder (or the file itself), checking format and version.
     pub fn load(path: &Path) -> Result<SavedModel, ModelError> {
-        let file = if path.is_dir() {
-            path.join(FILE)
-        } else {
-            path.to_path_buf()
-        };
-        let text = std::fs::read_to_string(&file).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound => ModelError::NotFound { path: file.clone() },
-            _ => ModelError::Read {
-                path: file.clone(),
-                source,
-            },
+        SavedModel::from_bytes(path, &read_bytes(path)?)
+    }
+
+    /// Parses a model read by [`read_bytes`] from `path`, checking format and version.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<SavedModel, ModelError> {
+        let file = model_file(path);
+        let text = std::str::from_utf8(bytes).map_err(|_| ModelError::Inconsistent {
+            path: file.clone(),
+            problem: "the file is not UTF-8 text",
         })?;
         let json = |source| ModelError::Json {
             path: file.clone(),
@@ -184,7 +214,7 @@ impl SavedModel {
             #[serde(default)]
             version: serde_json::Value,
         }
-        let header: Header = serde_json::from_str(&text).map_err(json)?;
+        let header: Header = serde_json::from_str(text).map_err(json)?;
         let format = header.format.as_str().unwrap_or("").to_string();
         if format != FORMAT {
             return Err(ModelError::Format {
@@ -199,8 +229,7 @@ impl SavedModel {
                 found: version,
             });
         }
-        let model: SavedModel = serde_json::from_str(&text).map_err(json)?;
-        drop(text);
+        let model: SavedModel = serde_json::from_str(text).map_err(json)?;
         let bad = |problem| ModelError::Inconsistent {
             path: file.clone(),
             problem,
@@ -257,6 +286,14 @@ impl SavedModel {
     /// The centroids as a matrix.
     pub fn centroid_matrix(&self) -> Array2<f32> {
         rows_to_matrix(&self.centroids)
+    }
+
+    /// Each topic's outlier floor (`-inf` where the fit had none).
+    pub fn outlier_floors(&self) -> Vec<f64> {
+        self.topics
+            .iter()
+            .map(|t| t.outlier_floor.unwrap_or(f64::NEG_INFINITY))
+            .collect()
     }
 
     /// The term-space centroids as a matrix, for a refined model.

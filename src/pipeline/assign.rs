@@ -1,17 +1,23 @@
 //! Assign: new documents into a saved model's topics, without refitting.
 //!
 //! The documents go through the same preparation as a fit (ingest, clean, the model's own
-//! tokenizer), then the model's TF-IDF, reduction and centroids. Documents sharing no word with
-//! the model's vocabulary are left out and listed.
+//! tokenizer), then the model's TF-IDF, reduction and centroids ([`place`]). Documents sharing
+//! no word with the model's vocabulary are left out and listed. The same [`place`] serves
+//! `topicmap assign` on files, on an Arrow stream (an engine's partition), and each chunk of a
+//! streaming run.
 
-use super::prepare::{self, LeftOut};
+use super::prepare::{self, LeftOut, Prepared};
 use super::PipelineError;
 use crate::cluster::Clustering;
+use crate::describe::aggregate::{Aggregates, Assigned};
 use crate::describe::trends::{self, Trends};
 use crate::describe::{Topic, TopicSummary};
 use crate::ingest::{Corpus, InputSpec, OnBadDocument, PeriodUnit};
 use crate::model::SavedModel;
 use crate::progress::Progress;
+use crate::tokenize::WordKind;
+use crate::vectorize::TfIdf;
+use ndarray::Array2;
 use std::path::{Path, PathBuf};
 
 /// What `topicmap assign` was asked to do.
@@ -19,50 +25,223 @@ use std::path::{Path, PathBuf};
 pub struct AssignOptions {
     /// A report folder holding `model.json`, or the file itself.
     pub model: PathBuf,
+    /// Input files (none when the documents come on stdin).
     pub inputs: Vec<InputSpec>,
-    /// Write exactly here; default: a dated history folder beside the model's (see
-    /// [`default_root`]).
-    pub out: Option<PathBuf>,
+    /// Documents on stdin as an Arrow IPC stream, instead of files.
+    pub stdin: Option<StreamInput>,
+    pub out: AssignOutput,
     pub period: PeriodUnit,
+    pub on_bad: OnBadDocument,
     pub quiet: bool,
 }
 
-/// New documents placed into saved topics.
-#[derive(Debug)]
-pub struct Assignment {
-    pub corpus: Corpus,
-    pub clustering: Clustering,
-    /// The model's topics with this batch's sizes.
-    pub summary: TopicSummary,
-    pub trends: Trends,
+/// An Arrow IPC stream on stdin: its columns (`spec`'s text, id, time, label), the name its
+/// rows are shown under, or the column naming each row's input file.
+#[derive(Debug, Clone)]
+pub struct StreamInput {
+    pub spec: InputSpec,
+    pub name: String,
+    pub source_column: Option<String>,
 }
 
-/// Places the documents of `opts.inputs` into `model`'s topics.
-pub fn assign(
-    model: &SavedModel,
-    opts: &AssignOptions,
-    progress: &mut Progress,
-) -> Result<Assignment, PipelineError> {
-    let mut prepared =
-        prepare::prepare(&opts.inputs, OnBadDocument::Skip, &model.tokenize, progress)?;
-    let tfidf = model.tfidf();
-    let matrix = tfidf.transform(&prepared.tokens);
+/// Where `topicmap assign` writes.
+#[derive(Debug, Clone)]
+pub enum AssignOutput {
+    /// A folder: `documents` and the trend tables in `formats` (CSV, Parquet), `run.json`, and
+    /// with `aggregates`, the sums (`aggregates/`, keeping that many representatives per topic).
+    /// `dir: None`: a dated folder beside the model's (see [`default_root`]).
+    Dir {
+        dir: Option<PathBuf>,
+        formats: Vec<crate::export::OutputFormat>,
+        aggregates: Option<usize>,
+    },
+    /// The documents table as an Arrow IPC stream on stdout; with `emit_terms`, each row's
+    /// feature counts too, and a row per skipped document (see `tables::documents_with_terms`).
+    Arrow { emit_terms: bool },
+}
+
+/// A saved model made ready to place documents: its TF-IDF, centroids and outlier floors built
+/// once, for every batch.
+#[derive(Debug)]
+pub struct Placer {
+    pub model: SavedModel,
+    tfidf: TfIdf,
+    centroids: Array2<f32>,
+    term_centroids: Option<Array2<f32>>,
+    floors: Vec<f64>,
+}
+
+impl Placer {
+    pub fn new(model: SavedModel) -> Placer {
+        Placer {
+            tfidf: model.tfidf(),
+            centroids: model.centroid_matrix(),
+            term_centroids: model.term_centroid_matrix(),
+            floors: model.outlier_floors(),
+            model,
+        }
+    }
+
+    pub fn tfidf(&self) -> &TfIdf {
+        &self.tfidf
+    }
+
+    /// Empty sums over this model's topics and features.
+    pub fn aggregates(&self, keep: usize) -> Aggregates {
+        Aggregates::new(
+            self.model.topics.iter().map(|t| t.id).collect(),
+            self.tfidf.features().len(),
+            keep,
+        )
+    }
+}
+
+/// Documents placed into a model's topics.
+#[derive(Debug)]
+pub struct Placed {
+    pub corpus: Corpus,
+    pub clustering: Clustering,
+    /// Each document's `(feature, count)` of its single-word features, when asked for.
+    pub features: Option<Vec<Vec<(u32, u32)>>>,
+}
+
+impl Placed {
+    /// Adds every document to `agg` (periods bucketed by `unit`), and the skipped ones.
+    pub fn add_to(&self, agg: &mut Aggregates, unit: PeriodUnit) {
+        let features = self
+            .features
+            .as_ref()
+            .expect("placed with features for aggregates");
+        let outliers = self.clustering.outliers();
+        let sources: Vec<String> = self
+            .corpus
+            .sources
+            .iter()
+            .map(|s| s.path.display().to_string())
+            .collect();
+        for (i, d) in self.corpus.documents.iter().enumerate() {
+            let period = d.period(unit);
+            agg.add(Assigned {
+                topic: self.clustering.assignments()[i],
+                period: &period,
+                outlier: outliers[i],
+                distance: self.clustering.distances()[i],
+                doc_id: &d.id,
+                title: &crate::export::display_title(&self.corpus, i),
+                snippet: &crate::export::snippet(&d.text, crate::export::SNIPPET_CHARS),
+                source: &sources[d.source],
+                label: d.label.as_deref(),
+                features: &features[i],
+            });
+        }
+        for s in &self.corpus.skipped {
+            agg.skip(
+                &s.file.display().to_string(),
+                s.row as u64,
+                s.reason.clone(),
+            );
+        }
+    }
+}
+
+/// Places prepared documents into the model's topics: TF-IDF, reduction, nearest centroid (in
+/// the term space for a refined model), outliers judged by the fit's floors. With `features`,
+/// each document's word counts per model feature come back too (for c-TF-IDF sums).
+pub fn place(
+    placer: &Placer,
+    mut prepared: Prepared,
+    features: bool,
+    progress: &Progress,
+) -> Result<Placed, PipelineError> {
+    let matrix = placer.tfidf.transform(&prepared.tokens);
     let zero: Vec<usize> = (0..matrix.n_rows())
         .filter(|&i| matrix.row(i).0.is_empty())
         .collect();
     let keep = prepared.drop_rows(&zero, LeftOut::NotInModel, progress)?;
     let rows: Vec<usize> = (0..matrix.n_rows()).filter(|&i| keep[i]).collect();
-    let matrix = matrix.select_rows(&rows);
-    let vectors = model.reducer.transform(&matrix)?;
-    let centroids = model.centroid_matrix();
-    let clustering = match model.term_centroid_matrix() {
-        Some(terms) => {
-            Clustering::assign_terms(centroids.view(), terms.view(), vectors.view(), &matrix)
-        }
-        None => Clustering::assign(centroids.view(), vectors.view()),
+    let matrix = if zero.is_empty() {
+        matrix
+    } else {
+        matrix.select_rows(&rows)
     };
+    let vectors = placer.model.reducer.transform(&matrix)?;
+    let clustering = match &placer.term_centroids {
+        Some(terms) => Clustering::assign_terms(
+            placer.centroids.view(),
+            terms.view(),
+            vectors.view(),
+            &matrix,
+        ),
+        None => Clustering::assign(placer.centroids.view(), vectors.view()),
+    }
+    .with_outlier_floors(placer.floors.clone());
+    let features = features.then(|| {
+        let tc = &prepared.tokens;
+        let of_term = placer.tfidf.term_features(tc);
+        let mut at = vec![u32::MAX; placer.tfidf.features().len()];
+        (0..tc.n_docs())
+            .map(|d| {
+                let mut counts: Vec<(u32, u32)> = Vec::new();
+                for &w in tc.doc_words(d) {
+                    let WordKind::Term(t) = tc.words[w as usize].kind else {
+                        continue;
+                    };
+                    let f = of_term[t as usize];
+                    if f == u32::MAX {
+                        continue;
+                    }
+                    match at[f as usize] {
+                        u32::MAX => {
+                            at[f as usize] = counts.len() as u32;
+                            counts.push((f, 1));
+                        }
+                        i => counts[i as usize].1 += 1,
+                    }
+                }
+                for &(f, _) in &counts {
+                    at[f as usize] = u32::MAX;
+                }
+                counts.sort_unstable();
+                counts
+            })
+            .collect()
+    });
+    Ok(Placed {
+        corpus: prepared.corpus,
+        clustering,
+        features,
+    })
+}
+
+/// New documents placed into saved topics.
+#[derive(Debug)]
+pub struct Assignment {
+    pub placed: Placed,
+    /// The model's topics with this batch's sizes.
+    pub summary: TopicSummary,
+    /// Each document's period.
+    pub periods: Vec<String>,
+    pub trends: Trends,
+}
+
+/// Places the documents of `corpus` (read already, e.g. from an Arrow stream; `None`: read
+/// `opts.inputs`) into `placer`'s topics, with each document's feature counts when `features`.
+pub fn assign(
+    placer: &Placer,
+    opts: &AssignOptions,
+    corpus: Option<Corpus>,
+    features: bool,
+    progress: &mut Progress,
+) -> Result<Assignment, PipelineError> {
+    let model = &placer.model;
+    let prepared = match corpus {
+        Some(c) => prepare::prepare_corpus(c, opts.on_bad, &model.tokenize, progress)?,
+        None => prepare::prepare(&opts.inputs, opts.on_bad, &model.tokenize, progress)?,
+    };
+    let placed = place(placer, prepared, features, progress)?;
+    let clustering = &placed.clustering;
     let n = clustering.assignments().len();
-    let outliers = crate::describe::outlier_counts(&clustering);
+    let outliers = crate::describe::outlier_counts(clustering);
     let summary = TopicSummary {
         topics: model
             .topics
@@ -82,12 +261,17 @@ pub fn assign(
         classes: None,
         documents: n,
     };
-    let periods = prepared.periods(opts.period);
+    let periods: Vec<String> = placed
+        .corpus
+        .documents
+        .iter()
+        .map(|d| d.period(opts.period))
+        .collect();
     let trends = trends::trends(&periods, clustering.assignments(), clustering.k());
     Ok(Assignment {
-        corpus: prepared.corpus,
-        clustering,
+        placed,
         summary,
+        periods,
         trends,
     })
 }

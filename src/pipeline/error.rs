@@ -36,6 +36,8 @@ pub enum PipelineError {
     Output(#[from] crate::output::OutputError),
     #[error(transparent)]
     Model(#[from] crate::model::ModelError),
+    #[error(transparent)]
+    Aggregates(#[from] crate::export::aggregates::AggregatesError),
 }
 
 fn bad_documents(

@@ -194,6 +194,7 @@ pub fn fit(
     };
 
     Ok(Analysis {
+        scope: crate::present::Scope::Documents,
         corpus,
         vocabulary,
         tfidf,

@@ -16,8 +16,11 @@ mod error;
 mod fit;
 mod prepare;
 mod run_info;
+mod summed;
 
-pub use assign::{default_root as default_assign_root, AssignOptions, Assignment};
+pub use assign::{
+    default_root as default_assign_root, AssignOptions, AssignOutput, Assignment, StreamInput,
+};
 pub use error::PipelineError;
 pub use prepare::{LeftOut, Prepared};
 
@@ -58,7 +61,63 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
         &mut progress,
     )?;
     let analysis = fit::fit(settings, prepared, previous, &mut progress)?;
+    write_report("run", settings, &analysis, opts, started, &mut progress)
+}
 
+/// What `topicmap report` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// The model the documents were assigned with (a report folder or its `model.json`).
+    pub model: PathBuf,
+    /// The aggregates folder (see `export::aggregates`).
+    pub aggregates: PathBuf,
+    pub run: RunOptions,
+}
+
+/// Builds the report of a model and the sums of the documents assigned with it (an engine's
+/// aggregates), without the documents, and writes it as a run writes its own.
+pub fn report(settings: &Settings, opts: &ReportOptions) -> Result<RunOutcome, PipelineError> {
+    let started = chrono::Utc::now();
+    let mut progress = Progress::new(opts.run.quiet);
+    let bytes = crate::model::read_bytes(&opts.model)?;
+    let model = SavedModel::from_bytes(&opts.model, &bytes)?;
+    let ids: Vec<usize> = model.topics.iter().map(|t| t.id).collect();
+    let sha = crate::model::sha256_hex(&bytes);
+    let n_features = model.stems.len();
+    let agg = progress.stage(
+        "aggregates",
+        |_| export::aggregates::read(&opts.aggregates, &ids, n_features, &sha),
+        |a: &crate::describe::aggregate::Aggregates| {
+            format!(
+                "{} documents from {} inputs",
+                crate::progress::thousands(a.documents()),
+                a.sources.len()
+            )
+        },
+    )?;
+    let analysis = summed::analysis(settings, model, agg, &mut progress)?;
+    for line in prepare::skipped_summary(&analysis.corpus.skipped) {
+        progress.warn(&line);
+    }
+    write_report(
+        "report",
+        settings,
+        &analysis,
+        &opts.run,
+        started,
+        &mut progress,
+    )
+}
+
+/// Writes an analysis's report folder (staged, so it appears whole) with its `run.json`.
+fn write_report(
+    command: &'static str,
+    settings: &Settings,
+    analysis: &crate::present::Analysis,
+    opts: &RunOptions,
+    started: chrono::DateTime<chrono::Utc>,
+    progress: &mut Progress,
+) -> Result<RunOutcome, PipelineError> {
     let dest = match &opts.out {
         Some(dir) => Destination::Exact(dir.clone()),
         None => Destination::History {
@@ -69,20 +128,15 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
     let dir = staging.path().to_path_buf();
     let mut warnings = prepare::skipped_summary(&analysis.corpus.skipped);
     warnings.extend(analysis.warnings.iter().cloned());
-    crate::present::write_all(
-        settings,
-        &analysis,
-        &dir,
-        started,
-        &mut warnings,
-        &mut progress,
+    crate::present::write_all(settings, analysis, &dir, started, &mut warnings, progress)?;
+    run_info::write_run(
+        command, &dir, settings, analysis, started, progress, &warnings,
     )?;
-    run_info::write_run(&dir, settings, &analysis, started, &progress, &warnings)?;
     let final_dir = staging.commit()?;
     progress.done("report", &final_dir);
     Ok(RunOutcome {
         dir: final_dir,
-        documents: analysis.corpus.len(),
+        documents: analysis.summary.documents,
         k: analysis.clustering.k(),
         warnings,
     })
@@ -98,41 +152,121 @@ pub fn check(settings: &Settings, quiet: bool) -> Result<Corpus, PipelineError> 
     )
 }
 
-/// Places new documents into a saved model's topics and writes `documents.csv` and the trend
-/// tables for the new batch.
+/// Places new documents into a saved model's topics and writes `documents` and the trend tables
+/// for the new batch into a folder (with the sums, for `--aggregates`), or the documents table
+/// as an Arrow stream on stdout.
 pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
     let started = chrono::Utc::now();
     let mut progress = Progress::new(opts.quiet);
-    let model = SavedModel::load(&opts.model)?;
-    let a = assign::assign(&model, opts, &mut progress)?;
-    let dest = match &opts.out {
+    let model_bytes = crate::model::read_bytes(&opts.model)?;
+    let placer = assign::Placer::new(SavedModel::from_bytes(&opts.model, &model_bytes)?);
+    let corpus = match &opts.stdin {
+        None => None,
+        Some(s) => {
+            let mut raw = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut raw).map_err(
+                |source| crate::ingest::IngestError::Io {
+                    path: "stdin".into(),
+                    source,
+                },
+            )?;
+            let corpus = progress.stage(
+                "ingest",
+                |_| {
+                    crate::ingest::ingest_arrow(
+                        &raw,
+                        &s.name,
+                        &s.spec,
+                        s.source_column.as_deref(),
+                        opts.on_bad,
+                    )
+                },
+                |c: &Corpus| format!("{} docs from stdin", c.len()),
+            )?;
+            for line in prepare::skipped_summary(&corpus.skipped) {
+                progress.warn(&line);
+            }
+            Some(corpus)
+        }
+    };
+    let (formats, aggregates, dir) = match &opts.out {
+        AssignOutput::Arrow { emit_terms } => {
+            let a = assign::assign(&placer, opts, corpus, *emit_terms, &mut progress)?;
+            let p = &a.placed;
+            let mut df = tables::documents(&p.corpus, &p.clustering, &a.summary);
+            if let Some(features) = &p.features {
+                df = tables::documents_with_terms(df, &p.corpus, &a.periods, features)
+                    .map_err(|e| export_error("stdout", e))?;
+            }
+            let out = std::io::BufWriter::new(std::io::stdout().lock());
+            export::arrow_stream(out, &df).map_err(|e| export_error("stdout", e))?;
+            return Ok(RunOutcome {
+                dir: PathBuf::from("-"),
+                documents: p.corpus.len(),
+                k: p.clustering.k(),
+                warnings: prepare::skipped_summary(&p.corpus.skipped),
+            });
+        }
+        AssignOutput::Dir {
+            dir,
+            formats,
+            aggregates,
+        } => (formats, *aggregates, dir),
+    };
+    let a = assign::assign(&placer, opts, corpus, aggregates.is_some(), &mut progress)?;
+    let dest = match dir {
         Some(dir) => Destination::Exact(dir.clone()),
         None => Destination::History {
-            root: assign::default_root(&opts.model, &model.name),
+            root: assign::default_root(&opts.model, &placer.model.name),
         },
     };
     let staging = Staging::begin(dest, &stamp(started))?;
     let dir = staging.path().to_path_buf();
-    let documents = tables::documents(&a.corpus, &a.clustering, &a.summary);
-    export::csv_file(&dir, "documents", &documents)?;
-    export::csv_file(
-        &dir,
-        "topic_trends",
-        &tables::topic_trends(&a.summary, &a.trends),
-    )?;
-    export::csv_file(&dir, "trends", &tables::trends(&a.summary, &a.trends))?;
-    let warnings = prepare::skipped_summary(&a.corpus.skipped);
+    let p = &a.placed;
+    let documents = tables::documents(&p.corpus, &p.clustering, &a.summary);
+    let topic_trends = tables::topic_trends(&a.summary, &a.trends);
+    let trends = tables::trends(&a.summary, &a.trends);
+    for (name, df) in [
+        ("documents", &documents),
+        ("topic_trends", &topic_trends),
+        ("trends", &trends),
+    ] {
+        for f in formats {
+            match f {
+                export::OutputFormat::Csv => export::csv_file(&dir, name, df)?,
+                export::OutputFormat::Parquet => export::parquet_file(&dir, name, df)?,
+                export::OutputFormat::Xlsx => {}
+            }
+        }
+    }
+    if let Some(keep) = aggregates {
+        let mut agg = placer.aggregates(keep);
+        p.add_to(&mut agg, opts.period);
+        let sub = dir.join("aggregates");
+        std::fs::create_dir_all(&sub).map_err(|source| export::ExportError::Io {
+            path: sub.clone(),
+            source,
+        })?;
+        let meta = export::aggregates::Meta {
+            format: export::aggregates::FORMAT.into(),
+            version: export::aggregates::VERSION,
+            model_sha256: crate::model::sha256_hex(&model_bytes),
+            representatives: keep,
+        };
+        export::aggregates::write(&sub, &agg, &meta)?;
+    }
+    let warnings = prepare::skipped_summary(&p.corpus.skipped);
     run_info::write_assign(
         &dir,
         &opts.model,
-        &a.corpus,
-        a.clustering.sizes(),
+        &p.corpus,
+        p.clustering.sizes(),
         started,
         &progress,
         &warnings,
     )?;
     let final_dir = staging.commit()?;
-    let (n, k) = (a.corpus.len(), a.clustering.k());
+    let (n, k) = (p.corpus.len(), p.clustering.k());
     progress.info(&format!(
         "assigned  {n} documents to {k} topics: {}",
         final_dir.display()
@@ -143,6 +277,14 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
         k,
         warnings,
     })
+}
+
+fn export_error(path: &str, source: polars::prelude::PolarsError) -> PipelineError {
+    export::ExportError::Table {
+        path: path.into(),
+        source,
+    }
+    .into()
 }
 
 /// A run's folder name in a history layout: its UTC start time.

@@ -51,7 +51,17 @@ pub fn prepare(
     tokenizer: &TokenizerParams,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
-    let mut corpus = ingest_stage(inputs, on_bad, progress)?;
+    let corpus = ingest_stage(inputs, on_bad, progress)?;
+    prepare_corpus(corpus, on_bad, tokenizer, progress)
+}
+
+/// Cleans and tokenizes documents already read (a chunk of a stream, an Arrow batch).
+pub fn prepare_corpus(
+    mut corpus: Corpus,
+    on_bad: OnBadDocument,
+    tokenizer: &TokenizerParams,
+    progress: &mut Progress,
+) -> Result<Prepared, PipelineError> {
     progress.stage(
         "clean",
         |_| -> Result<(), PipelineError> {

@@ -89,6 +89,9 @@ struct Fitted<'a> {
     kmeans_restarts: usize,
     k_selection: Option<&'a KSelection>,
     trend_measure: &'static str,
+    /// How a report from sums was made (absent for a run over the documents themselves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    built_from: Option<&'static str>,
 }
 
 /// The rest of an assignment's `run.json`.
@@ -109,6 +112,7 @@ struct RunJson<'a, T> {
 
 /// Writes a run's `run.json` into `dir`.
 pub fn write_run(
+    command: &'static str,
     dir: &Path,
     settings: &Settings,
     a: &Analysis,
@@ -117,7 +121,7 @@ pub fn write_run(
     warnings: &[String],
 ) -> Result<(), ExportError> {
     let (min_df, max_df) = a.tfidf.df_bounds();
-    let n = a.corpus.len();
+    let n = a.summary.documents;
     let body = Fitted {
         settings,
         counts: Counts {
@@ -133,10 +137,16 @@ pub fn write_run(
         },
         reduction: format!("{} to {} dims", a.reducer.method(), a.reducer.dims()),
         kmeans_restarts: settings.cluster.runs_for(n),
+        built_from: match &a.scope {
+            crate::present::Scope::Documents => None,
+            crate::present::Scope::Summed { .. } => Some(
+                "counts summed over every document, assigned with model.json (no per-document tables)",
+            ),
+        },
         k_selection: a.k_selection.as_ref(),
         trend_measure: trends::MEASURE,
     };
-    let header = Header::new("run", &a.corpus, started, progress, warnings);
+    let header = Header::new(command, &a.corpus, started, progress, warnings);
     export::write_json(&dir.join("run.json"), &RunJson { header, body })
 }
 

@@ -75,7 +75,11 @@ pub fn draw_charts(
     // The document map (a dot per document) takes longest: it is drawn on another thread while
     // the other charts are drawn here. The report lists them in a fixed order either way.
     let (map, first) = rayon::join(
-        || chart::document_map(dir, style, &points, &centres),
+        // A report from summed counts has no documents to place.
+        || {
+            a.per_document()
+                .then(|| chart::document_map(dir, style, &points, &centres))
+        },
         || -> Result<Vec<DrawnChart>, PresentError> {
             let mut drawn = Vec::new();
             let mut add = |name, caption, oc| drawn.push(DrawnChart::new(name, caption, oc));
@@ -173,11 +177,13 @@ pub fn draw_charts(
     );
     let mut drawn = first?;
     let mut add = |name, caption, oc| drawn.push(DrawnChart::new(name, caption, oc));
-    add(
-        "document_map",
-        "Every document on the two main axes of the topic centroids, coloured by topic.".into(),
-        map?,
-    );
+    if let Some(map) = map {
+        add(
+            "document_map",
+            "Every document on the two main axes of the topic centroids, coloured by topic.".into(),
+            map?,
+        );
+    }
     let labels: Vec<String> = topics.iter().map(|t| t.label.clone()).collect();
     let ids: Vec<usize> = topics.iter().map(|t| t.id).collect();
     add(

@@ -65,7 +65,7 @@ pub fn write_all(
             let chart_topics = a.trends.most_moving(settings.trends.top);
             let t = &t;
             let max = settings.output.workbook_documents;
-            if a.corpus.len() > max {
+            if a.per_document() && a.corpus.len() > max {
                 let note = format!(
                     "report.xlsx holds the first {max} of {} documents (output.workbook-documents); documents.csv has all",
                     a.corpus.len()
@@ -133,9 +133,26 @@ pub fn write_all(
     })
 }
 
+/// What an [`Analysis`] holds of the documents.
+#[derive(Debug)]
+pub enum Scope {
+    /// Every document: `corpus`, `clustering` and `map` are per document (`run`).
+    Documents,
+    /// Only sums over the documents (a streaming run, or `topicmap report` from Spark's
+    /// aggregates): `corpus` holds the representatives alone, `clustering` the centroids and
+    /// sizes, `summary.documents` counts every document. The documents table is written where
+    /// they were assigned (the streaming pass, or the engine), so the report writes none, nor
+    /// a document map; `model.json` is this model as it is.
+    Summed {
+        model: Box<crate::model::SavedModel>,
+    },
+}
+
 /// Everything the analysis stages found: the one value the presentation reads.
 #[derive(Debug)]
 pub struct Analysis {
+    /// Whether the documents themselves are here, or only sums over them.
+    pub scope: Scope,
     /// The clustered documents (texts cut to snippets), with the inputs and the skipped rows.
     pub corpus: Corpus,
     /// Distinct terms the tokenizer found (before the TF-IDF bounds).
@@ -166,6 +183,13 @@ pub struct Analysis {
     pub fine: Option<FineTopics>,
 }
 
+impl Analysis {
+    /// Whether every document is here (see [`Scope`]).
+    pub fn per_document(&self) -> bool {
+        matches!(self.scope, Scope::Documents)
+    }
+}
+
 /// The fitted topics behind a merged report.
 #[derive(Debug)]
 pub struct FineTopics {
@@ -190,7 +214,7 @@ fn about(
             "tool".into(),
             Text(format!("topicmap {}", env!("CARGO_PKG_VERSION"))),
         ),
-        ("documents".into(), Number(a.corpus.len() as f64)),
+        ("documents".into(), Number(a.summary.documents as f64)),
         (
             "skipped documents".into(),
             Number(a.corpus.skipped.len() as f64),

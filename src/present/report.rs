@@ -45,14 +45,14 @@ fn report_data(
             "{} file{}, {} documents{}",
             corpus.sources.len(),
             if corpus.sources.len() == 1 { "" } else { "s" },
-            thousands(corpus.len()),
+            thousands(a.summary.documents),
             if corpus.skipped.is_empty() {
                 String::new()
             } else {
                 format!(" ({} left out)", corpus.skipped.len())
             }
         ),
-        documents: corpus.len(),
+        documents: a.summary.documents,
         periods: a.trends.periods.iter().map(|p| p.label.clone()).collect(),
         k: a.clustering.k(),
         k_rule: match &a.k_selection {
@@ -79,7 +79,7 @@ fn report_data(
             ),
             (
                 "k-means restarts".into(),
-                settings.cluster.runs_for(corpus.len()).to_string(),
+                settings.cluster.runs_for(a.summary.documents).to_string(),
             ),
             ("period".into(), settings.trends.period.to_string()),
         ],

@@ -10,7 +10,8 @@ use std::path::Path;
 /// The report's tables, built once for every format.
 #[derive(Debug)]
 pub struct ReportTables {
-    pub documents: DataFrame,
+    /// None when the analysis holds sums only (see [`super::Scope`]).
+    pub documents: Option<DataFrame>,
     pub topics: DataFrame,
     pub terms: DataFrame,
     pub topic_trends: DataFrame,
@@ -23,7 +24,9 @@ pub struct ReportTables {
 impl ReportTables {
     pub fn new(a: &Analysis) -> ReportTables {
         ReportTables {
-            documents: tables::documents(&a.corpus, &a.clustering, &a.summary),
+            documents: a
+                .per_document()
+                .then(|| tables::documents(&a.corpus, &a.clustering, &a.summary)),
             topics: tables::topics(&a.corpus, &a.summary),
             terms: tables::terms(&a.summary),
             topic_trends: tables::topic_trends(&a.summary, &a.trends),
@@ -43,7 +46,9 @@ pub fn write_files(
     dir: &Path,
 ) -> Result<(), PresentError> {
     if formats.contains(&OutputFormat::Csv) {
-        export::csv_file(dir, "documents", &t.documents)?;
+        if let Some(d) = &t.documents {
+            export::csv_file(dir, "documents", d)?;
+        }
         export::csv_file(dir, "topics", &t.topics)?;
         export::csv_file(dir, "terms", &t.terms)?;
         export::csv_file(dir, "topic_trends", &t.topic_trends)?;
@@ -59,7 +64,9 @@ pub fn write_files(
         }
     }
     if formats.contains(&OutputFormat::Parquet) {
-        export::parquet_file(dir, "documents", &t.documents)?;
+        if let Some(d) = &t.documents {
+            export::parquet_file(dir, "documents", d)?;
+        }
         export::parquet_file(dir, "topics", &t.topics)?;
         export::parquet_file(dir, "terms", &t.terms)?;
         export::parquet_file(dir, "topic_trends", &t.topic_trends)?;
@@ -85,7 +92,7 @@ pub fn write_workbook(
         dir,
         &xlsx::WorkbookTables {
             topics: &t.topics,
-            documents: &t.documents,
+            documents: t.documents.as_ref(),
             terms: &t.terms,
             trends_wide: &trends_wide,
             drift: t.drift.as_ref(),
@@ -99,22 +106,29 @@ pub fn write_workbook(
 
 /// Writes `model.json` (see [`crate::model`]).
 pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), PresentError> {
+    if let super::Scope::Summed { model } = &a.scope {
+        export::write_json_compact(&dir.join(model::FILE), model)?;
+        return Ok(());
+    }
     // A merged report's model keeps the fitted topics, so `assign` places documents as fitted.
     let (summary, clustering) = match &a.fine {
         Some(f) => (&f.summary, &f.clustering),
         None => (&a.summary, &a.clustering),
     };
+    let floors = clustering.outlier_floors();
     let topics = summary
         .topics
         .iter()
         .zip(&a.fingerprints)
-        .map(|(t, f)| SavedTopic {
+        .zip(floors)
+        .map(|((t, f), floor)| SavedTopic {
             id: t.id,
             label: t.label.clone(),
             auto_label: Some(t.auto_label.clone()),
             size: t.size,
             share: t.share,
             terms: f.clone(),
+            outlier_floor: floor.is_finite().then_some(floor),
         })
         .collect();
     let saved = SavedModel::new(meta, &a.tfidf, &a.reducer, clustering, topics, a.next_id);

@@ -548,6 +548,22 @@ impl TfIdf {
         self.matrix = self.matrix.select_rows(&rows);
     }
 
+    /// The feature of each term of `tc` that is a single-word feature of this model (matched by
+    /// stem), or `u32::MAX`: how a document's words are counted per feature.
+    pub fn term_features(&self, tc: &TokenizedCorpus) -> Vec<u32> {
+        let by_stem: FxHashMap<&str, u32> = self
+            .features
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !f.stem.contains(' '))
+            .map(|(i, f)| (f.stem.as_str(), i as u32))
+            .collect();
+        tc.terms
+            .iter()
+            .map(|t| by_stem.get(t.stem.as_str()).copied().unwrap_or(u32::MAX))
+            .collect()
+    }
+
     /// Vectorizes another tokenized corpus with this vocabulary and IDF (unknown terms ignored).
     pub fn transform(&self, tc: &TokenizedCorpus) -> CsrMatrix {
         let by_stem: FxHashMap<&str, u32> = self
