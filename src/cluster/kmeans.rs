@@ -64,6 +64,8 @@ pub enum ClusterError {
     BadTolerance,
     #[error("cluster.silhouette-sample = {0} must be within 100..=20000 (its pairwise distances are held in memory)")]
     SilhouetteSample(usize),
+    #[error("cluster.fit-sample = {0} must be at least {1} (and at least the largest k)")]
+    FitSample(usize, usize),
     #[error("there are no documents to cluster")]
     NoDocuments,
     #[error("no k in the automatic range could be scored (every silhouette was undefined): set cluster.k")]

@@ -49,6 +49,9 @@ impl KChoice {
     }
 }
 
+/// The smallest `fit-sample`: fewer documents cannot stand for a large corpus.
+pub const MIN_FIT_SAMPLE: usize = 1_000;
+
 /// The cluster stage's parameters (linfa style: defaults in [`ClusterParams::new`], rules in
 /// [`ClusterParams::check`]). Serialized into `run.json` as the pipeline's `cluster` settings.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -65,6 +68,10 @@ pub struct ClusterParams {
     pub silhouette_sample: usize,
     /// At most this many spherical k-means passes on the TF-IDF vectors refine the topics.
     pub refine_iter: usize,
+    /// A streaming run: fit on a seeded sample of this many documents, then assign every
+    /// document in chunks (see `pipeline::stream`). `None`: fit on all of them, in memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit_sample: Option<usize>,
 }
 
 /// Checked cluster parameters.
@@ -94,6 +101,7 @@ impl ClusterParams {
             minibatch_above: 50_000,
             silhouette_sample: 5_000,
             refine_iter: 5,
+            fit_sample: None,
         }
     }
 
@@ -121,6 +129,14 @@ impl ClusterParams {
         }
         if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
             return Err(ClusterError::BadTolerance);
+        }
+        if let Some(n) = self.fit_sample {
+            if n < MIN_FIT_SAMPLE || n < self.k.max_k() {
+                return Err(ClusterError::FitSample(
+                    n,
+                    MIN_FIT_SAMPLE.max(self.k.max_k()),
+                ));
+            }
         }
         let range = crate::evaluate::silhouette::SAMPLE_RANGE;
         if !range.contains(&self.silhouette_sample) {

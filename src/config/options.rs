@@ -119,6 +119,8 @@ pub struct ClusterOptions {
     pub silhouette_sample: Option<usize>,
     /// Spherical k-means passes on the TF-IDF vectors after k-means (0 = none).
     pub refine_iter: Option<usize>,
+    /// Fit on a seeded sample of this many documents, then assign every document in chunks.
+    pub fit_sample: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -295,6 +295,7 @@ impl Settings {
             } else {
                 c.refine_iter.unwrap_or(defaults.refine_iter)
             },
+            fit_sample: c.fit_sample,
         };
         cluster.clone().check()?;
 

@@ -54,6 +54,42 @@ pub fn write_csv(path: &Path, df: &DataFrame) -> Result<(), PolarsError> {
     Ok(())
 }
 
+/// A CSV written a frame at a time (a streaming run's documents), exactly as [`write_csv`]
+/// writes the frames stacked: the byte-order mark and header once, then each frame's rows.
+pub struct CsvAppender {
+    out: std::io::BufWriter<std::fs::File>,
+    first: bool,
+}
+
+impl CsvAppender {
+    pub fn create(path: &Path) -> Result<CsvAppender, PolarsError> {
+        Ok(CsvAppender {
+            out: std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?),
+            first: true,
+        })
+    }
+
+    /// Appends `df`'s rows (its columns as the first frame's).
+    pub fn append(&mut self, df: &DataFrame) -> Result<(), PolarsError> {
+        let mut df = guarded(df)?;
+        CsvWriter::new(&mut self.out)
+            .include_bom(self.first)
+            .include_header(self.first)
+            .with_line_terminator("\r\n".into())
+            .with_float_precision(Some(6))
+            .finish(&mut df)?;
+        self.first = false;
+        Ok(())
+    }
+
+    /// Flushes and syncs the file.
+    pub fn finish(self) -> Result<(), PolarsError> {
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 pub mod csv_lint;
 mod input;
 pub mod paper_list;
+pub mod stream;
 pub mod table;
 pub mod time;
 
@@ -256,81 +257,104 @@ pub fn ingest(inputs: &[InputSpec], on_bad: OnBadDocument) -> Result<Corpus, Ing
     let mut corpus = Corpus::default();
     for input in inputs {
         for (path, shown) in expand(input)? {
-            let format = match input.format {
-                Some(f) => f,
-                None => InputFormat::from_path(&path)
-                    .ok_or_else(|| IngestError::UnknownFormat(path.clone()))?,
-            };
-            let before = corpus.documents.len();
-            let source = corpus.sources.len();
-            let (bytes, sha256, list_title) = if format == InputFormat::PaperList {
-                let raw = read_checked(&path)?;
-                let text = check_text(&path, &raw)?;
-                let list = paper_list::parse(text, &path, input, source);
-                if list.documents.is_empty() {
-                    return Err(IngestError::NoDocuments { path });
-                }
-                corpus.documents.extend(list.documents);
-                (raw.len() as u64, sha256_hex(&raw), list.title)
-            } else {
-                let raw = map_checked(&path)?;
-                table::check_header(&path, format, &raw, input)?;
-                // The checksum (for run.json) is computed while the text is checked and linted
-                // (one core each); then polars parses with every core.
-                let check = || -> Result<(), IngestError> {
-                    if format == InputFormat::Parquet {
-                        return Ok(());
-                    }
-                    let text = check_text(&path, &raw)?;
-                    if matches!(format, InputFormat::Csv | InputFormat::Tsv) {
-                        let sep = if format == InputFormat::Tsv {
-                            b'\t'
-                        } else {
-                            b','
-                        };
-                        csv_lint::lint(text, sep).map_err(|e| IngestError::Malformed {
-                            path: path.clone(),
-                            row: e.row,
-                            line: e.line,
-                            problem: e.problem,
-                        })?;
-                    }
-                    Ok(())
-                };
-                let (checked, sha) = rayon::join(check, || sha256_hex(&raw));
-                checked?;
-                let df = table::load_frame(&path, format, &raw);
-                // The file's bytes are freed before documents are built, so the raw file, the
-                // table and the documents are never all in memory at once.
-                let bytes = raw.len() as u64;
-                drop(raw);
-                let docs = table::read(
-                    &path,
-                    &shown,
-                    df?,
-                    input,
-                    source,
-                    on_bad,
-                    &mut corpus.skipped,
-                )?;
-                corpus.documents.extend(docs);
-                (bytes, sha, None)
-            };
-            corpus.has_time |= input.time.is_some();
-            dedupe_ids(&mut corpus, before, on_bad, &path, &shown)?;
-            corpus.has_label |= input.label.is_some();
-            corpus.sources.push(SourceFile {
-                path: shown,
-                location: path,
-                format,
-                bytes,
-                sha256,
-                list_title,
-                documents: corpus.documents.len() - before,
-            });
+            read_file(&mut corpus, input, path, shown, on_bad)?;
         }
     }
     Ok(corpus)
+}
+
+/// The format of `path`: the input's, else from the extension.
+pub fn format_of(input: &InputSpec, path: &Path) -> Result<InputFormat, IngestError> {
+    match input.format {
+        Some(f) => Ok(f),
+        None => InputFormat::from_path(path).ok_or_else(|| IngestError::UnknownFormat(path.into())),
+    }
+}
+
+/// Reads one file of `input` (read at `path`, shown as `shown`) into `corpus`.
+pub fn read_file(
+    corpus: &mut Corpus,
+    input: &InputSpec,
+    path: PathBuf,
+    shown: PathBuf,
+    on_bad: OnBadDocument,
+) -> Result<(), IngestError> {
+    let format = format_of(input, &path)?;
+    let before = corpus.documents.len();
+    let source = corpus.sources.len();
+    let (bytes, sha256, list_title) = if format == InputFormat::PaperList {
+        let raw = read_checked(&path)?;
+        let text = check_text(&path, &raw)?;
+        let list = paper_list::parse(text, &path, input, source);
+        if list.documents.is_empty() {
+            return Err(IngestError::NoDocuments { path });
+        }
+        corpus.documents.extend(list.documents);
+        (raw.len() as u64, sha256_hex(&raw), list.title)
+    } else {
+        let raw = map_checked(&path)?;
+        table::check_header(&path, format, &raw, input)?;
+        // The checksum (for run.json) is computed while the text is checked and linted
+        // (one core each); then polars parses with every core.
+        let check = || -> Result<(), IngestError> {
+            if matches!(format, InputFormat::Parquet | InputFormat::Arrow) {
+                return Ok(());
+            }
+            let text = check_text(&path, &raw)?;
+            lint(&path, format, text)
+        };
+        let (checked, sha) = rayon::join(check, || sha256_hex(&raw));
+        checked?;
+        let df = table::load_frame(&path, format, &raw);
+        // The file's bytes are freed before documents are built, so the raw file, the
+        // table and the documents are never all in memory at once.
+        let bytes = raw.len() as u64;
+        drop(raw);
+        let docs = table::read(
+            &path,
+            &shown,
+            df?,
+            input,
+            source,
+            0,
+            on_bad,
+            &mut corpus.skipped,
+        )?;
+        corpus.documents.extend(docs);
+        (bytes, sha, None)
+    };
+    corpus.has_time |= input.time.is_some();
+    dedupe_ids(corpus, before, on_bad, &path, &shown)?;
+    corpus.has_label |= input.label.is_some();
+    corpus.sources.push(SourceFile {
+        path: shown,
+        location: path,
+        format,
+        bytes,
+        sha256,
+        list_title,
+        documents: corpus.documents.len() - before,
+    });
+    Ok(())
+}
+
+/// Lints a CSV or TSV text (other formats need none): a broken quote or a row of the wrong
+/// width is reported with its row and line.
+pub fn lint(path: &Path, format: InputFormat, text: &str) -> Result<(), IngestError> {
+    if !matches!(format, InputFormat::Csv | InputFormat::Tsv) {
+        return Ok(());
+    }
+    let sep = if format == InputFormat::Tsv {
+        b'\t'
+    } else {
+        b','
+    };
+    csv_lint::lint(text, sep).map_err(|e| IngestError::Malformed {
+        path: path.to_path_buf(),
+        row: e.row,
+        line: e.line,
+        problem: e.problem,
+    })
 }
 
 /// Reads one Arrow IPC stream (an engine's partition piped into `topicmap assign --in arrow`)
@@ -397,6 +421,7 @@ pub fn ingest_arrow(
             part,
             input,
             source,
+            0,
             on_bad,
             &mut corpus.skipped,
         )?;
@@ -627,7 +652,7 @@ fn memchr_nul(raw: &[u8]) -> Option<usize> {
     memchr::memchr(0, raw)
 }
 
-fn sha256_hex(raw: &[u8]) -> String {
+pub(crate) fn sha256_hex(raw: &[u8]) -> String {
     let digest = Sha256::digest(raw);
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -12,7 +12,8 @@ use std::io::Cursor;
 use std::path::Path;
 
 /// Turns one table (parsed by [`load_frame`]) into documents. `path` is where it was read (for
-/// errors), `shown` the path outputs show (for the skipped-row records).
+/// errors), `shown` the path outputs show (for the skipped-row records); the table's first row
+/// is row `rows_before + 1` of its file (a chunk of a streamed file starts further down).
 #[allow(clippy::too_many_arguments)]
 pub fn read(
     path: &Path,
@@ -20,6 +21,7 @@ pub fn read(
     df: DataFrame,
     input: &InputSpec,
     source: usize,
+    rows_before: usize,
     on_bad: OnBadDocument,
     skipped: &mut Vec<Skipped>,
 ) -> Result<Vec<Document>, IngestError> {
@@ -70,7 +72,7 @@ pub fn read(
         c.get(i).map(str::trim).filter(|s| !s.is_empty())
     }
     for i in 0..df.height() {
-        let row = i + 1;
+        let row = rows_before + i + 1;
         if let Some((col, values)) = &filter {
             match cell(col, i) {
                 Some(v) if values.iter().any(|x| x == v) => {}

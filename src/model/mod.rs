@@ -46,6 +46,9 @@ pub struct SavedModel {
     pub stems: Vec<String>,
     pub surfaces: Vec<String>,
     pub idf: Vec<f32>,
+    /// The document-frequency bounds the fit applied (min, max), for reports built later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub df_bounds: Option<[usize; 2]>,
     pub reducer: Reducer,
     /// Topic centroids in the reduced space: `centroids[topic]`.
     pub centroids: Vec<Vec<f32>>,
@@ -180,6 +183,7 @@ impl SavedModel {
             stems: tfidf.features().iter().map(|f| f.stem.clone()).collect(),
             surfaces: tfidf.features().iter().map(|f| f.surface.clone()).collect(),
             idf: tfidf.idf().to_vec(),
+            df_bounds: Some([tfidf.df_bounds().0, tfidf.df_bounds().1]),
             reducer: reducer.clone(),
             centroids: centroids.outer_iter().map(|r| r.to_vec()).collect(),
             term_centroids: term_centroids.map(|t| t.outer_iter().map(|r| r.to_vec()).collect()),
@@ -272,6 +276,7 @@ impl SavedModel {
             self.stems.clone(),
             self.surfaces.clone(),
             self.idf.clone(),
+            self.df_bounds.map_or((0, 0), |[a, b]| (a, b)),
         )
     }
 

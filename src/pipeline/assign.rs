@@ -82,10 +82,6 @@ impl Placer {
         }
     }
 
-    pub fn tfidf(&self) -> &TfIdf {
-        &self.tfidf
-    }
-
     /// Empty sums over this model's topics and features.
     pub fn aggregates(&self, keep: usize) -> Aggregates {
         Aggregates::new(

@@ -16,6 +16,7 @@ mod error;
 mod fit;
 mod prepare;
 mod run_info;
+mod stream;
 mod summed;
 
 pub use assign::{
@@ -51,6 +52,9 @@ pub struct RunOutcome {
 
 /// Runs the whole pipeline and writes the report.
 pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, PipelineError> {
+    if let Some(n) = settings.cluster.fit_sample {
+        return stream::run(settings, opts, n);
+    }
     let started = chrono::Utc::now();
     let mut progress = Progress::new(opts.quiet);
     let previous = fit::previous_topics(settings, opts.out.as_deref(), &progress)?;
@@ -118,13 +122,34 @@ fn write_report(
     started: chrono::DateTime<chrono::Utc>,
     progress: &mut Progress,
 ) -> Result<RunOutcome, PipelineError> {
+    let staging = begin_staging(settings, opts, started)?;
+    finish_report(command, settings, analysis, staging, started, progress)
+}
+
+/// The staged report folder of a run: `--out`, else a dated folder in the pipeline's history.
+fn begin_staging(
+    settings: &Settings,
+    opts: &RunOptions,
+    started: chrono::DateTime<chrono::Utc>,
+) -> Result<Staging, PipelineError> {
     let dest = match &opts.out {
         Some(dir) => Destination::Exact(dir.clone()),
         None => Destination::History {
             root: settings.output.dir.clone(),
         },
     };
-    let staging = Staging::begin(dest, &stamp(started))?;
+    Ok(Staging::begin(dest, &stamp(started))?)
+}
+
+/// Writes the report of `analysis` into `staging` with its `run.json`, and puts it in place.
+fn finish_report(
+    command: &'static str,
+    settings: &Settings,
+    analysis: &crate::present::Analysis,
+    staging: Staging,
+    started: chrono::DateTime<chrono::Utc>,
+    progress: &mut Progress,
+) -> Result<RunOutcome, PipelineError> {
     let dir = staging.path().to_path_buf();
     let mut warnings = prepare::skipped_summary(&analysis.corpus.skipped);
     warnings.extend(analysis.warnings.iter().cloned());

@@ -110,6 +110,12 @@ pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), 
         export::write_json_compact(&dir.join(model::FILE), model)?;
         return Ok(());
     }
+    export::write_json_compact(&dir.join(model::FILE), &saved_model(meta, a))?;
+    Ok(())
+}
+
+/// The model of a fit: what `model.json` holds.
+pub fn saved_model(meta: ModelMeta<'_>, a: &Analysis) -> SavedModel {
     // A merged report's model keeps the fitted topics, so `assign` places documents as fitted.
     let (summary, clustering) = match &a.fine {
         Some(f) => (&f.summary, &f.clustering),
@@ -131,7 +137,5 @@ pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), 
             outlier_floor: floor.is_finite().then_some(floor),
         })
         .collect();
-    let saved = SavedModel::new(meta, &a.tfidf, &a.reducer, clustering, topics, a.next_id);
-    export::write_json_compact(&dir.join(model::FILE), &saved)?;
-    Ok(())
+    SavedModel::new(meta, &a.tfidf, &a.reducer, clustering, topics, a.next_id)
 }

@@ -495,6 +495,7 @@ impl TfIdf {
         stems: Vec<String>,
         surfaces: Vec<String>,
         idf: Vec<f32>,
+        (min_df, max_df): (usize, usize),
     ) -> TfIdf {
         let features = stems
             .into_iter()
@@ -512,8 +513,8 @@ impl TfIdf {
             matrix: CsrMatrix::new(n, vec![0], vec![], vec![]).expect("an empty matrix is valid"),
             features,
             idf: Array1::from(idf),
-            min_df: 0,
-            max_df: 0,
+            min_df,
+            max_df,
         }
     }
 

@@ -1,0 +1,451 @@
+//! Stream: read the inputs a chunk of documents at a time, so a corpus larger than memory can be
+//! processed in passes (a streaming run, `[cluster] fit-sample`).
+//!
+//! CSV and TSV files are read in blocks of about `chunk_bytes`, each cut after the last record
+//! that ends in it (a line break outside quotes), and parsed by polars with the header in
+//! front. Every check of a whole-file read is made on each block (UTF-8, NUL bytes, the lint
+//! for broken quotes and ragged rows), and rows, lines and byte offsets in messages count from
+//! the file's start, so an error reads as it would for the whole file. The sha256 is computed
+//! as the bytes go by. Other formats (Parquet, JSON, paper lists) are read whole, one chunk per
+//! file: split a large one into several files.
+//!
+//! Repeated ids are renamed (or fail the run) across every chunk and file, as in a whole read;
+//! the ids seen are kept as 64-bit hashes (8 bytes per document).
+
+use super::{
+    check_text, expand, format_of, lint, read_file, table, Corpus, DocProblem, IngestError,
+    InputFormat, InputSpec, OnBadDocument, Renamed, SourceFile,
+};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// How the inputs are streamed.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamOptions {
+    /// About this many bytes of a CSV or TSV file per chunk.
+    pub chunk_bytes: usize,
+    pub on_bad: OnBadDocument,
+    /// Rename (or refuse) repeated ids across the stream.
+    pub dedupe: bool,
+}
+
+/// Reads every input in order and hands each chunk's documents to `f` with the index of its
+/// file among all files read (the chunk is a corpus of that one source, at index 0, with the
+/// chunk's skipped and renamed rows). Returns every input file read, with its size, sha256
+/// and documents.
+pub fn stream<E: From<IngestError>>(
+    inputs: &[InputSpec],
+    opts: StreamOptions,
+    mut f: impl FnMut(usize, Corpus) -> Result<(), E>,
+) -> Result<Vec<SourceFile>, E> {
+    let mut sources = Vec::new();
+    let mut ids = Ids::default();
+    for input in inputs {
+        for (path, shown) in expand(input)? {
+            let format = format_of(input, &path)?;
+            let source_index = sources.len();
+            let source = match format {
+                InputFormat::Csv | InputFormat::Tsv => {
+                    stream_text_table(input, &path, &shown, format, opts, |mut chunk: Corpus| {
+                        if opts.dedupe {
+                            ids.dedupe(&mut chunk, source_index, opts.on_bad)?;
+                        }
+                        f(source_index, chunk)
+                    })?
+                }
+                _ => {
+                    let mut chunk = Corpus::default();
+                    read_file(&mut chunk, input, path, shown, opts.on_bad)?;
+                    if opts.dedupe {
+                        ids.dedupe(&mut chunk, source_index, opts.on_bad)?;
+                    }
+                    let source = chunk.sources[0].clone();
+                    f(source_index, chunk)?;
+                    source
+                }
+            };
+            sources.push(source);
+        }
+    }
+    Ok(sources)
+}
+
+/// Streams one CSV or TSV file in blocks.
+fn stream_text_table<E: From<IngestError>>(
+    input: &InputSpec,
+    path: &Path,
+    shown: &Path,
+    format: InputFormat,
+    opts: StreamOptions,
+    mut f: impl FnMut(Corpus) -> Result<(), E>,
+) -> Result<SourceFile, E> {
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() == 0 => return Err(IngestError::Empty(path.to_path_buf()).into()),
+        Ok(_) => {}
+        Err(source) => return Err(io(source).into()),
+    }
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut sha = Sha256::new();
+    let mut total = 0u64;
+    let block = opts.chunk_bytes.max(1 << 16);
+    let mut pending: Vec<u8> = Vec::with_capacity(block + (1 << 20));
+    let mut eof = false;
+    // Reads until `pending` holds `want` bytes or the file ends.
+    let mut fill =
+        |pending: &mut Vec<u8>, want: usize, eof: &mut bool| -> Result<(), IngestError> {
+            while pending.len() < want && !*eof {
+                let start = pending.len();
+                let step = (want - start).min(8 << 20);
+                pending.resize(start + step, 0);
+                let n = file.read(&mut pending[start..]).map_err(io)?;
+                pending.truncate(start + n);
+                sha.update(&pending[start..]);
+                total += n as u64;
+                *eof = n == 0;
+            }
+            Ok(())
+        };
+    fill(&mut pending, block, &mut eof)?;
+    table::check_header(path, format, &pending, input)?;
+    let header_len = header_len(&pending);
+    let header: Vec<u8> = pending.drain(..header_len).collect();
+    let header_lines = count_lines(&header);
+    let (mut rows_before, mut lines_before, mut bytes_before) = (0usize, 0usize, header_len);
+    let mut documents = 0usize;
+    let mut left = input.limit;
+    let mut text_block: Vec<u8> = Vec::new();
+    loop {
+        fill(&mut pending, block, &mut eof)?;
+        // Cut after the last complete record; a record longer than a block makes it grow.
+        let cut = loop {
+            match last_record_end(&pending) {
+                _ if eof => break pending.len(),
+                Some(end) => break end,
+                None => {
+                    let want = pending.len() * 2;
+                    fill(&mut pending, want, &mut eof)?;
+                }
+            }
+        };
+        if cut == 0 {
+            break;
+        }
+        let part = &pending[..cut];
+        check_text(path, part).map_err(|e| rebase(e, bytes_before, lines_before + header_lines))?;
+        text_block.clear();
+        text_block.extend_from_slice(&header);
+        text_block.extend_from_slice(part);
+        let text = std::str::from_utf8(&text_block).expect("checked as UTF-8 above");
+        lint(path, format, text).map_err(|e| match e {
+            IngestError::Malformed {
+                path,
+                row,
+                line,
+                problem,
+            } => IngestError::Malformed {
+                path,
+                row: row + rows_before,
+                line: line + lines_before,
+                problem,
+            },
+            e => e,
+        })?;
+        let df = table::load_frame(path, format, &text_block)?;
+        let height = df.height();
+        let spec = InputSpec {
+            limit: left,
+            ..input.clone()
+        };
+        let mut chunk = Corpus::default();
+        let docs = table::read(
+            path,
+            shown,
+            df,
+            &spec,
+            0,
+            rows_before,
+            opts.on_bad,
+            &mut chunk.skipped,
+        )?;
+        documents += docs.len();
+        if let Some(l) = &mut left {
+            *l -= docs.len().min(*l);
+        }
+        chunk.documents = docs;
+        chunk.has_time = input.time.is_some();
+        chunk.has_label = input.label.is_some();
+        chunk.sources.push(SourceFile {
+            path: shown.to_path_buf(),
+            location: path.to_path_buf(),
+            format,
+            bytes: 0,
+            sha256: String::new(),
+            list_title: None,
+            documents: chunk.documents.len(),
+        });
+        rows_before += height;
+        lines_before += count_lines(part);
+        bytes_before += cut;
+        pending.drain(..cut);
+        f(chunk)?;
+        if left == Some(0) {
+            // The limit is reached: the rest of the file is still hashed, for run.json.
+            pending.clear();
+            while !eof {
+                fill(&mut pending, block, &mut eof)?;
+                pending.clear();
+            }
+            break;
+        }
+    }
+    Ok(SourceFile {
+        path: shown.to_path_buf(),
+        location: path.to_path_buf(),
+        format,
+        bytes: total,
+        sha256: sha.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+        list_title: None,
+        documents,
+    })
+}
+
+/// The header record's length with its line break.
+fn header_len(raw: &[u8]) -> usize {
+    let mut quoted = false;
+    for (i, &b) in raw.iter().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'\n' if !quoted => return i + 1,
+            _ => {}
+        }
+    }
+    raw.len()
+}
+
+/// Just past the last line break outside quotes (the end of the last complete record), for
+/// bytes that start at a record's start.
+fn last_record_end(raw: &[u8]) -> Option<usize> {
+    let mut quoted = false;
+    let mut end = None;
+    for i in memchr::memchr2_iter(b'"', b'\n', raw) {
+        if raw[i] == b'"' {
+            quoted = !quoted;
+        } else if !quoted {
+            end = Some(i + 1);
+        }
+    }
+    end
+}
+
+fn count_lines(raw: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', raw).count()
+}
+
+/// A text error found in a block, placed in the whole file.
+fn rebase(e: IngestError, bytes_before: usize, lines_before: usize) -> IngestError {
+    match e {
+        IngestError::NotUtf8 {
+            path,
+            offset,
+            line,
+            column,
+        } => IngestError::NotUtf8 {
+            path,
+            offset: offset + bytes_before,
+            line: line + lines_before,
+            column,
+        },
+        IngestError::Binary { path, offset, line } => IngestError::Binary {
+            path,
+            offset: offset + bytes_before,
+            line: line + lines_before,
+        },
+        e => e,
+    }
+}
+
+/// The ids seen so far, as 64-bit hashes, with the file and row of each.
+#[derive(Default)]
+struct Ids {
+    seen: HashMap<u64, (u32, u32), BuildIdentity>,
+}
+
+impl Ids {
+    fn hash(id: &str) -> u64 {
+        let mut h = std::hash::DefaultHasher::new();
+        id.hash(&mut h);
+        h.finish()
+    }
+
+    /// Renames repeated ids in `chunk` (`<id>~2`, ...) or fails in `fail` mode.
+    fn dedupe(
+        &mut self,
+        chunk: &mut Corpus,
+        source: usize,
+        on_bad: OnBadDocument,
+    ) -> Result<(), IngestError> {
+        let shown: PathBuf = chunk.sources[0].path.clone();
+        let location: PathBuf = chunk.sources[0].location.clone();
+        self.seen.reserve(chunk.documents.len());
+        for d in &mut chunk.documents {
+            let at = (source as u32, d.row as u32);
+            let h = Self::hash(&d.id);
+            let Some(&(_, first)) = self.seen.get(&h) else {
+                self.seen.insert(h, at);
+                continue;
+            };
+            if on_bad == OnBadDocument::Fail {
+                return Err(IngestError::BadDocument {
+                    path: location,
+                    row: d.row,
+                    reason: DocProblem::DuplicateId {
+                        id: d.id.clone(),
+                        first: first as usize,
+                    },
+                });
+            }
+            let mut n = 2;
+            let new = loop {
+                let new = format!("{}~{n}", d.id);
+                if !self.seen.contains_key(&Self::hash(&new)) {
+                    break new;
+                }
+                n += 1;
+            };
+            self.seen.insert(Self::hash(&new), at);
+            chunk.renamed.push(Renamed {
+                file: shown.clone(),
+                row: d.row,
+                id: std::mem::replace(&mut d.id, new.clone()),
+                new_id: new,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The hashes are hashes already: the map uses them as they are.
+#[derive(Default, Clone, Copy)]
+struct BuildIdentity;
+
+impl std::hash::BuildHasher for BuildIdentity {
+    type Hasher = Identity;
+    fn build_hasher(&self) -> Identity {
+        Identity(0)
+    }
+}
+
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, body).unwrap();
+        p
+    }
+
+    fn spec(p: &Path) -> InputSpec {
+        InputSpec {
+            id: Some("id".into()),
+            ..InputSpec::file(p)
+        }
+    }
+
+    #[test]
+    fn chunks_hold_every_row_once_with_file_row_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut body = String::from("id,abstract\r\n");
+        for i in 0..500 {
+            // Quoted fields with line breaks inside must not be cut.
+            body.push_str(&format!("d{i},\"text {i}\nsecond line, with a comma\"\r\n"));
+        }
+        let p = write(dir.path(), "a.csv", &body);
+        let mut seen = Vec::new();
+        let mut chunks = 0;
+        let opts = StreamOptions {
+            chunk_bytes: 1 << 16,
+            on_bad: OnBadDocument::Skip,
+            dedupe: true,
+        };
+        // A tiny block size (the floor is 64 KiB; the file is ~25 KiB, so use two files).
+        let q = write(dir.path(), "b.csv", &body.replace(",\"text", ",\"more"));
+        let sources = stream(&[spec(&p), spec(&q)], opts, |_, c: Corpus| {
+            chunks += 1;
+            for d in &c.documents {
+                seen.push((c.sources[0].path.clone(), d.row, d.id.clone()));
+            }
+            Ok::<(), IngestError>(())
+        })
+        .unwrap();
+        assert_eq!(chunks, 2);
+        assert_eq!(seen.len(), 1000);
+        assert_eq!(seen[0].1, 1);
+        assert_eq!(seen[499].1, 500);
+        // The second file's ids repeat the first's: renamed, nothing lost.
+        assert_eq!(seen[500].2, "d0~2");
+        assert_eq!(sources[0].documents, 500);
+        assert_eq!(sources[0].bytes, body.len() as u64);
+        let whole = crate::ingest::sha256_hex(body.as_bytes());
+        assert_eq!(sources[0].sha256, whole);
+    }
+
+    #[test]
+    fn small_blocks_cut_at_record_ends_and_errors_name_the_files_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut body = String::from("id,abstract\n");
+        for i in 0..4000 {
+            body.push_str(&format!("d{i},\"some text, quoted {i}\"\n"));
+        }
+        let good = write(dir.path(), "good.csv", &body);
+        let opts = StreamOptions {
+            chunk_bytes: 1 << 16,
+            on_bad: OnBadDocument::Skip,
+            dedupe: true,
+        };
+        let mut rows = Vec::new();
+        let mut chunks = 0;
+        stream(&[spec(&good)], opts, |_, c: Corpus| {
+            chunks += 1;
+            rows.extend(c.documents.iter().map(|d| d.row));
+            Ok::<(), IngestError>(())
+        })
+        .unwrap();
+        assert!(chunks >= 2, "{chunks} chunks");
+        assert_eq!(rows, (1..=4000).collect::<Vec<_>>());
+        // A ragged row deep in the file: reported at its own row and line.
+        let bad_body = body.replacen("d3500,", "d3500,x,", 1);
+        let bad = write(dir.path(), "bad.csv", &bad_body);
+        let err = stream(&[spec(&bad)], opts, |_, _| Ok::<(), IngestError>(())).unwrap_err();
+        match err {
+            IngestError::Malformed { row, line, .. } => {
+                assert_eq!(row, 3501);
+                assert_eq!(line, 3502);
+            }
+            other => panic!("{other}"),
+        }
+    }
+}

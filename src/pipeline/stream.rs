@@ -1,0 +1,359 @@
+//! Stream: a run over more documents than memory holds (`[cluster] fit-sample = N`).
+//!
+//! ```text
+//! pass 1: stream the inputs -> seeded reservoir sample of N documents -> fit (as `run`)
+//! pass 2: stream the inputs -> per chunk: clean, tokenize, place (as `assign`) -> sums
+//!         + the chunk's documents table (without labels, to a part file)
+//! report: the sums -> topics, terms, labels, trends, scores (pipeline::summed)
+//!         -> documents.csv from the parts, labelled -> the usual report
+//! ```
+//!
+//! Memory is bounded by the sample's fit, one chunk, and the sums (topics x features): not by
+//! the corpus. Labels, terms and trends come from every document's counts; the sample only
+//! decides the topics. The reservoir is Algorithm R with the pipeline's seed over the documents
+//! in input order, so the same inputs and seed give the same sample, and the same report.
+
+use super::assign::{self, Placer};
+use super::{prepare, summed, PipelineError, RunOptions, RunOutcome};
+use crate::config::Settings;
+use crate::describe::aggregate::Aggregates;
+use crate::export::{self, csv::CsvAppender, tables, OutputFormat};
+use crate::ingest::stream::{self, StreamOptions};
+use crate::ingest::{Corpus, Document, Renamed, SourceFile};
+use crate::progress::{thousands, Progress};
+use polars::prelude::*;
+use rand::{Rng, SeedableRng};
+use std::path::{Path, PathBuf};
+
+/// Bytes of a CSV or TSV file per chunk (about 55,000 abstracts).
+const CHUNK_BYTES: usize = 64 << 20;
+/// Representatives kept per topic in the sums.
+const KEEP: usize = 10;
+/// A progress line every this many documents.
+const REPORT_EVERY: usize = 1_000_000;
+
+/// Runs the pipeline in two passes over the inputs (see the module docs).
+pub fn run(
+    settings: &Settings,
+    opts: &RunOptions,
+    fit_sample: usize,
+) -> Result<RunOutcome, PipelineError> {
+    let started = chrono::Utc::now();
+    let mut progress = Progress::new(opts.quiet);
+    let on_bad = settings.output.on_bad_document;
+    let previous = super::fit::previous_topics(settings, opts.out.as_deref(), &progress)?;
+
+    let quiet = opts.quiet;
+    let sample = progress.stage(
+        "sample",
+        |bar| reservoir(settings, fit_sample, bar, quiet),
+        |s: &Sample| {
+            format!(
+                "{} of {} documents",
+                thousands(s.corpus.len()),
+                thousands(s.seen)
+            )
+        },
+    )?;
+    let seen = sample.seen;
+    let prepared =
+        prepare::prepare_corpus(sample.corpus, on_bad, &settings.tokenize, &mut progress)?;
+    let fit = super::fit::fit(settings, prepared, previous, &mut progress)?;
+    let meta = crate::model::ModelMeta {
+        name: &settings.name,
+        title: &settings.title,
+        tokenizer: &settings.tokenize,
+    };
+    let model = crate::present::tables::saved_model(meta, &fit);
+    let placer = Placer::new(model.clone());
+
+    let staging = super::begin_staging(settings, opts, started)?;
+    let dir = staging.path().to_path_buf();
+    let parts_dir = dir.join(".documents-parts");
+    std::fs::create_dir_all(&parts_dir).map_err(|source| export::ExportError::Io {
+        path: parts_dir.clone(),
+        source,
+    })?;
+    let passed = progress.stage(
+        "assign",
+        |bar| assign_all(settings, &placer, &parts_dir, bar, quiet, seen),
+        |p: &Pass| {
+            format!(
+                "{} documents in {} chunks",
+                thousands(p.aggregates.documents()),
+                p.parts.len()
+            )
+        },
+    )?;
+    let Pass {
+        aggregates,
+        parts,
+        sources,
+        renamed,
+    } = passed;
+    for r in renamed.iter().take(5) {
+        progress.warn(&r.to_string());
+    }
+    let mut analysis = summed::analysis(settings, model, aggregates, &mut progress)?;
+    analysis.corpus.sources = sources;
+    analysis.corpus.renamed = renamed;
+    analysis.k_selection = fit.k_selection;
+    analysis.drift = fit.drift;
+    analysis.warnings.extend(fit.warnings);
+    if let (Some(m), Some(f)) = (&mut analysis.metrics, &fit.metrics) {
+        // The silhouette needs vectors: it is the sample's.
+        m.silhouette = f.silhouette;
+        m.silhouette_sample = f.silhouette_sample;
+    }
+    for line in prepare::skipped_summary(&analysis.corpus.skipped) {
+        progress.warn(&line);
+    }
+    progress.stage(
+        "documents",
+        |_| write_documents(&dir, &parts, &analysis.summary, &settings.output.formats),
+        |n: &usize| format!("documents.csv, {} rows", thousands(*n)),
+    )?;
+    std::fs::remove_dir_all(&parts_dir).map_err(|source| export::ExportError::Io {
+        path: parts_dir.clone(),
+        source,
+    })?;
+    super::finish_report("run", settings, &analysis, staging, started, &mut progress)
+}
+
+/// The sample of pass 1.
+struct Sample {
+    corpus: Corpus,
+    /// Documents streamed.
+    seen: usize,
+}
+
+/// Pass 1: a seeded reservoir of `n` documents (Algorithm R), in input order.
+fn reservoir(
+    settings: &Settings,
+    n: usize,
+    bar: &indicatif::ProgressBar,
+    quiet: bool,
+) -> Result<Sample, PipelineError> {
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(settings.cluster.seed);
+    let mut kept: Vec<(usize, Document)> = Vec::with_capacity(n);
+    let mut seen = 0usize;
+    let opts = StreamOptions {
+        chunk_bytes: CHUNK_BYTES,
+        on_bad: settings.output.on_bad_document,
+        dedupe: false,
+    };
+    let (mut has_time, mut has_label) = (false, false);
+    let sources = stream::stream(&settings.inputs, opts, |file, chunk: Corpus| {
+        has_time |= chunk.has_time;
+        has_label |= chunk.has_label;
+        for mut d in chunk.documents {
+            d.source = file;
+            if kept.len() < n {
+                kept.push((seen, d));
+            } else {
+                let j = rng.gen_range(0..=seen);
+                if j < n {
+                    kept[j] = (seen, d);
+                }
+            }
+            seen += 1;
+            if seen % REPORT_EVERY == 0 {
+                note(
+                    bar,
+                    quiet,
+                    &format!("sample    {} documents read", thousands(seen)),
+                );
+            }
+        }
+        Ok::<(), PipelineError>(())
+    })?;
+    kept.sort_by_key(|(i, _)| *i);
+    Ok(Sample {
+        corpus: Corpus {
+            documents: kept.into_iter().map(|(_, d)| d).collect(),
+            sources,
+            skipped: Vec::new(),
+            renamed: Vec::new(),
+            has_time,
+            has_label,
+        },
+        seen,
+    })
+}
+
+/// What pass 2 found.
+struct Pass {
+    aggregates: Aggregates,
+    /// The documents tables (without labels), one part file per chunk, in input order.
+    parts: Vec<PathBuf>,
+    sources: Vec<SourceFile>,
+    renamed: Vec<Renamed>,
+}
+
+/// Pass 2: every document placed into the model's topics, chunk by chunk.
+fn assign_all(
+    settings: &Settings,
+    placer: &Placer,
+    parts_dir: &Path,
+    bar: &indicatif::ProgressBar,
+    quiet: bool,
+    total: usize,
+) -> Result<Pass, PipelineError> {
+    let on_bad = settings.output.on_bad_document;
+    let opts = StreamOptions {
+        chunk_bytes: CHUNK_BYTES,
+        on_bad,
+        dedupe: true,
+    };
+    let mut aggregates = placer.aggregates(KEEP);
+    let mut parts = Vec::new();
+    let mut renamed = Vec::new();
+    let mut done = 0usize;
+    let labels = placer.summary_of_model();
+    let sources = stream::stream(&settings.inputs, opts, |_, chunk: Corpus| {
+        let mut quiet_progress = Progress::new(true);
+        let prepared =
+            prepare::prepare_corpus(chunk, on_bad, &placer.model.tokenize, &mut quiet_progress)?;
+        let placed = assign::place(placer, prepared, true, &quiet_progress)?;
+        placed.add_to(&mut aggregates, settings.trends.period);
+        let df = tables::documents(&placed.corpus, &placed.clustering, &labels)
+            .drop("topic_label")
+            .map_err(|e| super::export_error("documents", e))?;
+        let path = parts_dir.join(format!("part-{:06}.arrows", parts.len()));
+        let file = std::fs::File::create(&path).map_err(|source| export::ExportError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        export::arrow_stream(std::io::BufWriter::new(file), &df)
+            .map_err(|e| super::export_error(&path.display().to_string(), e))?;
+        parts.push(path);
+        renamed.extend(placed.corpus.renamed);
+        let before = done / REPORT_EVERY;
+        done += placed.corpus.documents.len();
+        if done / REPORT_EVERY > before {
+            note(
+                bar,
+                quiet,
+                &format!(
+                    "assign    {} of {} documents",
+                    thousands(done),
+                    thousands(total)
+                ),
+            );
+        }
+        Ok::<(), PipelineError>(())
+    })?;
+    Ok(Pass {
+        aggregates,
+        parts,
+        sources,
+        renamed,
+    })
+}
+
+/// A progress line on stderr during a long stage.
+fn note(bar: &indicatif::ProgressBar, quiet: bool, line: &str) {
+    bar.suspend(|| crate::progress::info(quiet, line));
+}
+
+/// Writes `documents.csv` (and `documents.parquet` when asked) from the part files, with each
+/// topic's label from `summary`, and returns the rows written.
+fn write_documents(
+    dir: &Path,
+    parts: &[PathBuf],
+    summary: &crate::describe::TopicSummary,
+    formats: &[OutputFormat],
+) -> Result<usize, PipelineError> {
+    let label_of: std::collections::HashMap<u32, &str> = summary
+        .topics
+        .iter()
+        .map(|t| (t.id as u32, t.label.as_str()))
+        .collect();
+    let csv_path = dir.join("documents.csv");
+    let parquet_path = dir.join("documents.parquet");
+    let err = |p: &Path| {
+        let p = p.display().to_string();
+        move |e: PolarsError| super::export_error(&p, e)
+    };
+    let mut csv = formats
+        .contains(&OutputFormat::Csv)
+        .then(|| CsvAppender::create(&csv_path))
+        .transpose()
+        .map_err(err(&csv_path))?;
+    let mut parquet: Option<polars::io::parquet::write::BatchedWriter<std::fs::File>> = None;
+    let mut rows = 0;
+    for part in parts {
+        let read = || -> PolarsResult<DataFrame> {
+            let file = std::fs::File::open(part)?;
+            IpcStreamReader::new(file).finish()
+        };
+        let mut df = read().map_err(err(part))?;
+        let labels: Vec<&str> = df
+            .column("topic_id")
+            .and_then(|c| c.u32().cloned())
+            .map_err(err(part))?
+            .into_no_null_iter()
+            .map(|id| label_of.get(&id).copied().unwrap_or(""))
+            .collect();
+        df.insert_column(4, tables::text("topic_label", labels))
+            .map_err(err(part))?;
+        rows += df.height();
+        if let Some(c) = &mut csv {
+            c.append(&df).map_err(err(&csv_path))?;
+        }
+        if formats.contains(&OutputFormat::Parquet) {
+            if parquet.is_none() {
+                let file = std::fs::File::create(&parquet_path).map_err(|source| {
+                    export::ExportError::Io {
+                        path: parquet_path.clone(),
+                        source,
+                    }
+                })?;
+                parquet = Some(
+                    ParquetWriter::new(file)
+                        .batched(df.schema())
+                        .map_err(err(&parquet_path))?,
+                );
+            }
+            if let Some(w) = &mut parquet {
+                w.write_batch(&df).map_err(err(&parquet_path))?;
+            }
+        }
+        std::fs::remove_file(part).map_err(|source| export::ExportError::Io {
+            path: part.clone(),
+            source,
+        })?;
+    }
+    if let Some(c) = csv {
+        c.finish().map_err(err(&csv_path))?;
+    }
+    if let Some(w) = parquet {
+        w.finish().map_err(err(&parquet_path))?;
+    }
+    Ok(rows)
+}
+
+impl Placer {
+    /// The model's topics as a summary (ids and labels), for the documents table.
+    fn summary_of_model(&self) -> crate::describe::TopicSummary {
+        crate::describe::TopicSummary {
+            topics: self
+                .model
+                .topics
+                .iter()
+                .map(|t| crate::describe::Topic {
+                    id: t.id,
+                    label: t.label.clone(),
+                    auto_label: t.label.clone(),
+                    size: t.size,
+                    share: t.share,
+                    terms: Vec::new(),
+                    representatives: Vec::new(),
+                    outliers: 0,
+                })
+                .collect(),
+            classes: None,
+            documents: 0,
+        }
+    }
+}

@@ -1,0 +1,533 @@
+//! Beyond one machine without Spark: `assign --in arrow --out arrow` (an engine's partition
+//! operator), `assign --aggregates` + `topicmap report`, and the streaming run
+//! (`[cluster] fit-sample`). The Spark driver itself is tested in `tests/spark.rs`.
+
+mod common;
+use common::*;
+use polars::prelude::*;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// Fits the fixture pipeline into `dir/fit`.
+fn fit(dir: &Path) -> PathBuf {
+    let p = csv_pipeline(dir, "");
+    let fit = dir.join("fit");
+    let o = run(&["run", p.to_str().unwrap(), "--out", fit.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    fit
+}
+
+/// The fixture CSV as an Arrow IPC stream (every column a string), optionally changed first.
+fn arrow_of(csv: &Path, change: impl FnOnce(DataFrame) -> DataFrame) -> Vec<u8> {
+    let df = CsvReadOptions::default()
+        .with_has_header(true)
+        .with_infer_schema_length(Some(0))
+        .try_into_reader_with_file_path(Some(csv.to_path_buf()))
+        .unwrap()
+        .finish()
+        .unwrap();
+    let mut df = change(df);
+    let mut out = Vec::new();
+    IpcStreamWriter::new(&mut out).finish(&mut df).unwrap();
+    out
+}
+
+/// Runs `topicmap ARGS` with `stdin` piped in; returns (status ok, stdout, stderr).
+fn piped(args: &[&str], stdin: &[u8]) -> (bool, Vec<u8>, String) {
+    let mut child = bin()
+        .args(args)
+        .arg("--quiet")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let o = child.wait_with_output().unwrap();
+    (
+        o.status.success(),
+        o.stdout,
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
+fn read_stream(bytes: &[u8]) -> DataFrame {
+    IpcStreamReader::new(std::io::Cursor::new(bytes))
+        .finish()
+        .unwrap()
+}
+
+const COLUMNS: [&str; 8] = [
+    "--text",
+    "title,abstract",
+    "--id",
+    "id",
+    "--time",
+    "year",
+    "--label",
+    "label",
+];
+
+#[test]
+fn an_arrow_stream_assigns_exactly_as_the_file_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fit = fit(tmp.path());
+    let csv = fixture("papers.csv");
+    let csv_arg = csv.to_str().unwrap();
+    let from_file = tmp.path().join("file");
+    let mut args = vec!["assign", "--model", fit.to_str().unwrap(), csv_arg];
+    args.extend(COLUMNS);
+    args.extend(["--out", from_file.to_str().unwrap()]);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let stream = arrow_of(&csv, |df| df);
+    let mut args = vec!["assign", "--model", fit.to_str().unwrap(), "--in", "arrow"];
+    args.extend(["--source-name", csv_arg, "--out", "arrow"]);
+    args.extend(COLUMNS);
+    let (ok, out, err) = piped(&args, &stream);
+    assert!(ok, "{err}");
+    // The same table, written by the same CSV writer: the same bytes as documents.csv.
+    let df = read_stream(&out);
+    let again = tmp.path().join("again.csv");
+    topicmap::export::csv::write_csv(&again, &df).unwrap();
+    assert_eq!(
+        fs::read(&again).unwrap(),
+        fs::read(from_file.join("documents.csv")).unwrap(),
+        "arrow out is documents.csv, byte for byte"
+    );
+
+    // --emit-terms adds what an engine sums; the units summed per (topic, feature) are the
+    // aggregates `assign --aggregates` writes.
+    args.push("--emit-terms");
+    let (ok, out, err) = piped(&args, &stream);
+    assert!(ok, "{err}");
+    let rows = read_stream(&out);
+    for c in ["period", "row", "snippet", "features", "units", "skipped"] {
+        assert!(rows.column(c).is_ok(), "column {c}");
+    }
+    assert_eq!(rows.height(), df.height());
+    let summed = summed_units(&rows);
+    let agg_dir = tmp.path().join("agg");
+    let mut args = vec!["assign", "--model", fit.to_str().unwrap(), csv_arg];
+    args.extend(COLUMNS);
+    args.extend(["--aggregates", "--out", agg_dir.to_str().unwrap()]);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let terms = parquet(&agg_dir.join("aggregates/terms.parquet"));
+    let mut from_agg = Vec::new();
+    for i in 0..terms.height() {
+        let get = |c: &str| {
+            terms
+                .column(c)
+                .unwrap()
+                .get(i)
+                .unwrap()
+                .try_extract::<i64>()
+                .unwrap()
+        };
+        from_agg.push((get("topic_id"), get("feature"), get("units")));
+    }
+    from_agg.sort();
+    assert_eq!(summed, from_agg);
+    assert!(!summed.is_empty());
+}
+
+/// (topic, feature, units) summed over emitted rows, sorted.
+fn summed_units(rows: &DataFrame) -> Vec<(i64, i64, i64)> {
+    let mut sums = std::collections::BTreeMap::<(i64, i64), i64>::new();
+    let topics = rows.column("topic_id").unwrap().u32().unwrap().clone();
+    let features = rows.column("features").unwrap().list().unwrap().clone();
+    let units = rows.column("units").unwrap().list().unwrap().clone();
+    for i in 0..rows.height() {
+        let (Some(t), Some(f), Some(u)) = (
+            topics.get(i),
+            features.get_as_series(i),
+            units.get_as_series(i),
+        ) else {
+            continue;
+        };
+        let f: Vec<u32> = f.u32().unwrap().into_no_null_iter().collect();
+        let u: Vec<u64> = u.u64().unwrap().into_no_null_iter().collect();
+        assert_eq!(f.len(), u.len());
+        for (f, u) in f.into_iter().zip(u) {
+            *sums.entry((t as i64, f as i64)).or_default() += u as i64;
+        }
+    }
+    sums.into_iter().map(|((t, f), u)| (t, f, u)).collect()
+}
+
+fn parquet(path: &Path) -> DataFrame {
+    ParquetReader::new(fs::File::open(path).unwrap())
+        .finish()
+        .unwrap()
+}
+
+#[test]
+fn a_broken_row_in_a_partition_is_skipped_and_listed_or_stops_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fit = fit(tmp.path());
+    // Row 5 loses its text.
+    let stream = arrow_of(&fixture("papers.csv"), |mut df| {
+        for c in ["title", "abstract"] {
+            let col = df.column(c).unwrap().str().unwrap().clone();
+            let blanked: StringChunked = (0..col.len())
+                .map(|i| if i == 4 { Some("") } else { col.get(i) })
+                .collect();
+            df.with_column(blanked.with_name(c.into()).into_column())
+                .unwrap();
+        }
+        df
+    });
+    let mut args = vec!["assign", "--model", fit.to_str().unwrap(), "--in", "arrow"];
+    args.extend(["--source-name", "part-7", "--out", "arrow", "--emit-terms"]);
+    args.extend(COLUMNS);
+    let (ok, out, err) = piped(&args, &stream);
+    assert!(ok, "{err}");
+    let rows = read_stream(&out);
+    assert_eq!(rows.height(), 18, "17 assigned + 1 skipped");
+    let skipped = rows.column("skipped").unwrap().str().unwrap().clone();
+    let bad: Vec<usize> = (0..rows.height())
+        .filter(|&i| skipped.get(i).is_some())
+        .collect();
+    assert_eq!(bad.len(), 1);
+    let i = bad[0];
+    assert_eq!(
+        rows.column("row")
+            .unwrap()
+            .get(i)
+            .unwrap()
+            .try_extract::<i64>()
+            .unwrap(),
+        5
+    );
+    assert_eq!(
+        rows.column("source").unwrap().str().unwrap().get(i),
+        Some("part-7")
+    );
+    assert!(rows.column("topic_id").unwrap().get(i).unwrap().is_null());
+
+    args.extend(["--on-bad-document", "fail"]);
+    let (ok, out, err) = piped(&args, &stream);
+    assert!(!ok);
+    assert!(out.is_empty(), "nothing half-written on stdout");
+    assert!(err.contains("part-7") && err.contains("row 5"), "{err}");
+}
+
+#[test]
+fn a_model_of_another_version_is_refused_with_a_clear_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fit = fit(tmp.path());
+    let path = fit.join("model.json");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, text.replacen("\"version\":2", "\"version\":99", 1)).unwrap();
+    let stream = arrow_of(&fixture("papers.csv"), |df| df);
+    let mut args = vec!["assign", "--model", fit.to_str().unwrap(), "--in", "arrow"];
+    args.extend(["--out", "arrow"]);
+    args.extend(COLUMNS);
+    let (ok, out, err) = piped(&args, &stream);
+    assert!(!ok);
+    assert!(out.is_empty());
+    assert!(err.contains("version 99"), "{err}");
+}
+
+/// Files of a report that differ between runs only by their run date.
+const DATED: [&str; 4] = ["run.json", "report.html", "summary.md", "report.xlsx"];
+
+fn same_reports(a: &Path, b: &Path) {
+    let files = |d: &Path| -> Vec<String> {
+        let mut v: Vec<String> = walk(d)
+            .into_iter()
+            .map(|p| p.strip_prefix(d).unwrap().display().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(files(a), files(b));
+    for f in files(a) {
+        if DATED.contains(&f.as_str()) {
+            continue;
+        }
+        assert!(
+            fs::read(a.join(&f)).unwrap() == fs::read(b.join(&f)).unwrap(),
+            "{f} differs"
+        );
+    }
+    let undated = |p: &Path| -> String {
+        fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .filter(|l| {
+                !["run 20", "UTC</small>", "Generated by topicmap"]
+                    .iter()
+                    .any(|d| l.contains(d))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for f in ["summary.md", "report.html"] {
+        assert!(undated(&a.join(f)) == undated(&b.join(f)), "{f} differs");
+    }
+}
+
+fn walk(d: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(d).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_report_from_aggregates_has_every_document_and_refuses_another_models_sums() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fit = fit(tmp.path());
+    let p = csv_pipeline(tmp.path(), "");
+    let agg = tmp.path().join("agg");
+    let csv = fixture("papers.csv");
+    let mut args = vec![
+        "assign",
+        "--model",
+        fit.to_str().unwrap(),
+        csv.to_str().unwrap(),
+    ];
+    args.extend(COLUMNS);
+    args.extend(["--aggregates", "--out", agg.to_str().unwrap()]);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = |out: &Path| {
+        let o = run(&[
+            "report",
+            p.to_str().unwrap(),
+            "--model",
+            fit.to_str().unwrap(),
+            "--aggregates",
+            agg.join("aggregates").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    let (r1, r2) = (tmp.path().join("r1"), tmp.path().join("r2"));
+    report(&r1);
+    report(&r2);
+    same_reports(&r1, &r2);
+    // The fit's own sizes and labels (single words: the fixture's topics are clear).
+    let (h, rows) = read_csv(&r1.join("topics.csv"));
+    let (hf, fit_rows) = read_csv(&fit.join("topics.csv"));
+    assert_eq!(column(&h, &rows, "size"), column(&hf, &fit_rows, "size"));
+    assert_eq!(
+        column(&h, &rows, "topic_id"),
+        column(&hf, &fit_rows, "topic_id")
+    );
+    assert!(
+        !r1.join("documents.csv").exists(),
+        "no per-document table from sums"
+    );
+    assert_eq!(
+        fs::read(r1.join("model.json")).unwrap(),
+        fs::read(fit.join("model.json")).unwrap(),
+        "the model as it was"
+    );
+    let metrics: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(r1.join("metrics.json")).unwrap()).unwrap();
+    assert_eq!(metrics["documents"], 18);
+    assert_eq!(metrics["v_measure"], 1.0);
+
+    // Sums made with another model are refused.
+    let other = tmp.path().join("other");
+    let p2 = csv_pipeline(tmp.path(), "seed = 7\n");
+    let o = run(&[
+        "run",
+        p2.to_str().unwrap(),
+        "--set",
+        "cluster.k=2",
+        "--out",
+        other.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&[
+        "report",
+        p.to_str().unwrap(),
+        "--model",
+        other.to_str().unwrap(),
+        "--aggregates",
+        agg.join("aggregates").to_str().unwrap(),
+        "--out",
+        tmp.path().join("r3").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(stderr(&o).contains("another model"), "{}", stderr(&o));
+    assert!(!tmp.path().join("r3").exists(), "nothing half-written");
+}
+
+/// A synthetic corpus of `n` documents in `files` CSV files: each abstract joins two fixture
+/// abstracts of the same label, so topics are clear and no two documents are alike.
+fn synthetic(dir: &Path, n: usize, files: usize) -> Vec<PathBuf> {
+    let (h, rows) = read_csv(&fixture("papers.csv"));
+    let abstracts = column(&h, &rows, "abstract");
+    let titles = column(&h, &rows, "title");
+    let labels = column(&h, &rows, "label");
+    let per = n.div_ceil(files);
+    (0..files)
+        .map(|f| {
+            let path = dir.join(format!("part-{f}.csv"));
+            let mut body = String::from("id,year,title,abstract,label\r\n");
+            for i in f * per..((f + 1) * per).min(n) {
+                let a = i % 18;
+                let b = (a / 6) * 6 + (i / 18 + a) % 6;
+                body.push_str(&format!(
+                    "s{i},{},\"{} {}\",\"{} {} (variant {i})\",{}\r\n",
+                    2019 + i % 4,
+                    titles[a],
+                    i,
+                    abstracts[a],
+                    abstracts[b],
+                    labels[a]
+                ));
+            }
+            fs::write(&path, body).unwrap();
+            path
+        })
+        .collect()
+}
+
+#[test]
+fn a_streaming_run_assigns_every_document_and_reports_from_all_of_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    fs::create_dir_all(&data).unwrap();
+    synthetic(&data, 3000, 3);
+    let body = format!(
+        "name = \"stream\"\ntitle = \"Streamed\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\nlabel = \"label\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\nfit-sample = 1000\n",
+        data.join("part-*.csv").display().to_string()
+    );
+    let p = pipeline(tmp.path(), "stream.toml", &body);
+    let out = |name: &str| tmp.path().join(name);
+    let o = bin()
+        .args([
+            "run",
+            p.to_str().unwrap(),
+            "--out",
+            out("s1").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let log = stderr(&o);
+    assert!(log.contains("1,000 of 3,000 documents"), "{log}");
+
+    // Every document once, labelled with its topic's label.
+    let (h, docs) = read_csv(&out("s1").join("documents.csv"));
+    let mut ids: Vec<&str> = column(&h, &docs, "doc_id");
+    assert_eq!(ids.len(), 3000);
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 3000, "each id once");
+    let (th, topics) = read_csv(&out("s1").join("topics.csv"));
+    let label_of: std::collections::HashMap<&str, &str> = column(&th, &topics, "topic_id")
+        .into_iter()
+        .zip(column(&th, &topics, "label"))
+        .collect();
+    for (t, l) in column(&h, &docs, "topic_id")
+        .into_iter()
+        .zip(column(&h, &docs, "topic_label"))
+    {
+        assert_eq!(label_of[t], l);
+    }
+    let sizes: usize = column(&th, &topics, "size")
+        .iter()
+        .map(|s| s.parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(sizes, 3000, "sizes count every document, not the sample");
+    let metrics: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out("s1").join("metrics.json")).unwrap()).unwrap();
+    assert_eq!(metrics["documents"], 3000);
+    assert!(metrics["v_measure"].as_f64().unwrap() > 0.9, "{metrics}");
+
+    // The same inputs and seed: the same report.
+    let o = run(&[
+        "run",
+        p.to_str().unwrap(),
+        "--out",
+        out("s2").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    same_reports(&out("s1"), &out("s2"));
+
+    // The streamed report is the report of its model over all documents' sums.
+    let (s1, a) = (out("s1"), out("a"));
+    let mut args = vec!["assign", "--model", s1.to_str().unwrap()];
+    let files: Vec<String> = (0..3)
+        .map(|f| data.join(format!("part-{f}.csv")).display().to_string())
+        .collect();
+    args.extend(files.iter().map(|s| s.as_str()));
+    args.extend(COLUMNS);
+    args.extend(["--aggregates", "--out", a.to_str().unwrap()]);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&[
+        "report",
+        p.to_str().unwrap(),
+        "--model",
+        out("s1").to_str().unwrap(),
+        "--aggregates",
+        out("a").join("aggregates").to_str().unwrap(),
+        "--out",
+        out("r").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in [
+        "topics.csv",
+        "terms.csv",
+        "topic_trends.csv",
+        "trends.csv",
+        "topic_tree.csv",
+    ] {
+        assert_eq!(
+            fs::read(out("s1").join(f)).unwrap(),
+            fs::read(out("r").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    assert_eq!(
+        fs::read(out("s1").join("documents.csv")).unwrap().len() > 0,
+        true
+    );
+}
+
+#[test]
+fn a_broken_row_deep_in_a_streamed_file_is_named_by_file_and_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    fs::create_dir_all(&data).unwrap();
+    let files = synthetic(&data, 2000, 2);
+    // A ragged row in the second file.
+    let text = fs::read_to_string(&files[1]).unwrap();
+    fs::write(
+        &files[1],
+        text.replacen("\r\ns1500,", "\r\ns1500,extra,", 1),
+    )
+    .unwrap();
+    let body = format!(
+        "name = \"stream\"\n[[input]]\npath = {:?}\nid = \"id\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\nfit-sample = 1000\n",
+        data.join("part-*.csv").display().to_string()
+    );
+    let p = pipeline(tmp.path(), "stream.toml", &body);
+    let dir = tmp.path().join("out");
+    let o = run(&["run", p.to_str().unwrap(), "--out", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("part-1.csv") && err.contains("row 501"),
+        "{err}"
+    );
+    assert!(!dir.exists(), "nothing half-written");
+}
