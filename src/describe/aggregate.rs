@@ -54,8 +54,8 @@ pub struct Assigned<'a> {
     pub distance: f32,
     pub doc_id: &'a str,
     pub title: &'a str,
-    /// The start of its text.
-    pub snippet: &'a str,
+    /// Its text (a representative keeps its start).
+    pub text: &'a str,
     /// The input file it came from (the path outputs show).
     pub source: &'a str,
     pub label: Option<&'a str>,
@@ -97,10 +97,10 @@ impl Aggregates {
     /// Adds one document.
     pub fn add(&mut self, d: Assigned<'_>) {
         let k = self.k();
-        let c = self
-            .counts
-            .entry(d.period.to_string())
-            .or_insert_with(|| vec![[0, 0]; k]);
+        if !self.counts.contains_key(d.period) {
+            self.counts.insert(d.period.to_string(), vec![[0, 0]; k]);
+        }
+        let c = self.counts.get_mut(d.period).expect("inserted above");
         c[d.topic][0] += 1;
         c[d.topic][1] += u64::from(d.outlier);
         match self.sources.get_mut(d.source) {
@@ -109,26 +109,50 @@ impl Aggregates {
                 self.sources.insert(d.source.to_string(), 1);
             }
         }
+        let (units_row, docs_row) = (&mut self.units[d.topic], &mut self.docs[d.topic]);
         for &(f, n) in d.features {
-            if (f as usize) < self.n_features {
-                self.units[d.topic][f as usize] += units(n);
-                self.docs[d.topic][f as usize] += 1;
+            if let (Some(u), Some(c)) =
+                (units_row.get_mut(f as usize), docs_row.get_mut(f as usize))
+            {
+                *u += units(n);
+                *c += 1;
             }
         }
         if let Some(l) = d.label {
-            self.labels
-                .entry(l.to_string())
-                .or_insert_with(|| vec![0; k])[d.topic] += 1;
+            match self.labels.get_mut(l) {
+                Some(row) => row[d.topic] += 1,
+                None => {
+                    let mut row = vec![0; k];
+                    row[d.topic] = 1;
+                    self.labels.insert(l.to_string(), row);
+                }
+            }
         }
-        self.offer(
-            d.topic,
-            Representative {
-                doc_id: d.doc_id.to_string(),
-                title: d.title.to_string(),
-                snippet: d.snippet.to_string(),
-                distance: d.distance,
-            },
-        );
+        // Nearly every document is farther than the topic's representatives: its strings are
+        // only copied when it is not.
+        if self.would_keep(d.topic, d.distance, d.doc_id) {
+            self.offer(
+                d.topic,
+                Representative {
+                    doc_id: d.doc_id.to_string(),
+                    title: d.title.to_string(),
+                    snippet: crate::export::snippet(d.text, crate::export::SNIPPET_CHARS),
+                    distance: d.distance,
+                },
+            );
+        }
+    }
+
+    /// Whether a document at `distance` would be among the topic's representatives.
+    pub fn would_keep(&self, topic: usize, distance: f32, doc_id: &str) -> bool {
+        let reps = &self.representatives[topic];
+        reps.len() < self.keep
+            || reps.last().is_some_and(|last| {
+                distance
+                    .total_cmp(&last.distance)
+                    .then_with(|| doc_id.cmp(&last.doc_id))
+                    == std::cmp::Ordering::Less
+            })
     }
 
     /// Keeps `r` if it is among the topic's `keep` closest documents.
@@ -349,7 +373,7 @@ mod tests {
             distance,
             doc_id: id,
             title: id,
-            snippet: "",
+            text: "",
             source: "a.csv",
             label: Some("x"),
             features,

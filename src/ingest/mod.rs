@@ -319,6 +319,7 @@ pub fn read_file(
             0,
             on_bad,
             &mut corpus.skipped,
+            None,
         )?;
         corpus.documents.extend(docs);
         (bytes, sha, None)
@@ -424,6 +425,7 @@ pub fn ingest_arrow(
             0,
             on_bad,
             &mut corpus.skipped,
+            None,
         )?;
         corpus.documents.extend(docs);
         dedupe_ids(&mut corpus, before, on_bad, &shown, &shown)?;

@@ -13,8 +13,8 @@
 //! the ids seen are kept as 64-bit hashes (8 bytes per document).
 
 use super::{
-    check_text, expand, format_of, lint, read_file, table, Corpus, DocProblem, IngestError,
-    InputFormat, InputSpec, OnBadDocument, Renamed, SourceFile,
+    check_text, expand, format_of, lint, read_file, table, Corpus, DocProblem, Document,
+    IngestError, InputFormat, InputSpec, OnBadDocument, Renamed, SourceFile,
 };
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -32,15 +32,74 @@ pub struct StreamOptions {
     pub dedupe: bool,
 }
 
+/// Why reading stopped early.
+enum Stop {
+    Ingest(IngestError),
+    /// The consumer failed (its error is its own).
+    Consumer,
+}
+
+impl From<IngestError> for Stop {
+    fn from(e: IngestError) -> Self {
+        Stop::Ingest(e)
+    }
+}
+
+/// Decides, for a usable row of a file (file index, row), whether to build its document.
+type Select<'a> = Option<&'a mut (dyn FnMut(usize, usize) -> bool + Send)>;
+
 /// Reads every input in order and hands each chunk's documents to `f` with the index of its
 /// file among all files read (the chunk is a corpus of that one source, at index 0, with the
 /// chunk's skipped and renamed rows). Returns every input file read, with its size, sha256
-/// and documents.
-pub fn stream<E: From<IngestError>>(
+/// and documents. The files are read on a thread of their own, a chunk ahead of `f`, so
+/// reading and parsing overlap with what `f` does.
+pub fn stream<E: From<IngestError> + Send>(
     inputs: &[InputSpec],
     opts: StreamOptions,
+    f: impl FnMut(usize, Corpus) -> Result<(), E>,
+) -> Result<Vec<SourceFile>, E> {
+    stream_selected(inputs, opts, None, f)
+}
+
+fn stream_selected<E: From<IngestError> + Send>(
+    inputs: &[InputSpec],
+    opts: StreamOptions,
+    select: Select<'_>,
     mut f: impl FnMut(usize, Corpus) -> Result<(), E>,
 ) -> Result<Vec<SourceFile>, E> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Corpus)>(1);
+        let reader = scope.spawn(move || {
+            read_all(inputs, opts, select, |i, c| {
+                tx.send((i, c)).map_err(|_| Stop::Consumer)
+            })
+        });
+        let mut failed = None;
+        for (i, chunk) in rx.iter() {
+            if let Err(e) = f(i, chunk) {
+                failed = Some(e);
+                break;
+            }
+        }
+        // The reader stops at its next chunk once nobody receives.
+        drop(rx);
+        let read = reader.join().expect("the reader thread does not panic");
+        match (failed, read) {
+            (Some(e), _) => Err(e),
+            (None, Ok(sources)) => Ok(sources),
+            (None, Err(Stop::Ingest(e))) => Err(e.into()),
+            (None, Err(Stop::Consumer)) => unreachable!("the consumer stopped without an error"),
+        }
+    })
+}
+
+/// The reading loop of [`stream`].
+fn read_all(
+    inputs: &[InputSpec],
+    opts: StreamOptions,
+    mut select: Select<'_>,
+    mut f: impl FnMut(usize, Corpus) -> Result<(), Stop>,
+) -> Result<Vec<SourceFile>, Stop> {
     let mut sources = Vec::new();
     let mut ids = Ids::default();
     for input in inputs {
@@ -48,17 +107,28 @@ pub fn stream<E: From<IngestError>>(
             let format = format_of(input, &path)?;
             let source_index = sources.len();
             let source = match format {
-                InputFormat::Csv | InputFormat::Tsv => {
-                    stream_text_table(input, &path, &shown, format, opts, |mut chunk: Corpus| {
+                InputFormat::Csv | InputFormat::Tsv => stream_text_table(
+                    input,
+                    &path,
+                    &shown,
+                    format,
+                    opts,
+                    select
+                        .as_deref_mut()
+                        .map(|s| move |row: usize| s(source_index, row)),
+                    |mut chunk: Corpus| {
                         if opts.dedupe {
                             ids.dedupe(&mut chunk, source_index, opts.on_bad)?;
                         }
                         f(source_index, chunk)
-                    })?
-                }
+                    },
+                )?,
                 _ => {
                     let mut chunk = Corpus::default();
                     read_file(&mut chunk, input, path, shown, opts.on_bad)?;
+                    if let Some(s) = select.as_deref_mut() {
+                        chunk.documents.retain(|d| s(source_index, d.row));
+                    }
                     if opts.dedupe {
                         ids.dedupe(&mut chunk, source_index, opts.on_bad)?;
                     }
@@ -73,15 +143,93 @@ pub fn stream<E: From<IngestError>>(
     Ok(sources)
 }
 
+/// A seeded sample of `n` of the inputs' documents, uniform without replacement and in input
+/// order, and the number of documents read. Each usable row gets a key from the seed, its
+/// file's index and its row (SplitMix64), and the `n` smallest keys are the sample (bottom-k
+/// sampling): the same for any chunking, and only rows whose key is among the `n` smallest
+/// so far are built at all (about `n (1 + ln(N / n))` of `N`). `progress` hears the rows read
+/// so far after each chunk.
+pub fn sample(
+    inputs: &[InputSpec],
+    opts: StreamOptions,
+    seed: u64,
+    n: usize,
+    mut progress: impl FnMut(usize),
+) -> Result<(Corpus, usize), IngestError> {
+    use std::collections::BinaryHeap;
+    let key = move |file: usize, row: usize| {
+        splitmix(seed ^ splitmix(((file as u64) << 40) ^ row as u64))
+    };
+    // The reader's own view of the n smallest keys so far: a row above them is not built.
+    let mut smallest: BinaryHeap<u64> = BinaryHeap::with_capacity(n + 1);
+    let seen = std::sync::atomic::AtomicUsize::new(0);
+    let mut select = |file: usize, row: usize| -> bool {
+        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let k = key(file, row);
+        if smallest.len() < n {
+            smallest.push(k);
+            true
+        } else if smallest.peek().is_some_and(|&top| k < top) {
+            smallest.pop();
+            smallest.push(k);
+            true
+        } else {
+            false
+        }
+    };
+    let mut kept: Vec<(u64, Document)> = Vec::new();
+    let (mut has_time, mut has_label) = (false, false);
+    let trim = |kept: &mut Vec<(u64, Document)>| {
+        if kept.len() > n {
+            kept.select_nth_unstable_by_key(n, |(k, _)| *k);
+            kept.truncate(n);
+        }
+    };
+    let sources = stream_selected(inputs, opts, Some(&mut select), |file, chunk: Corpus| {
+        has_time |= chunk.has_time;
+        has_label |= chunk.has_label;
+        for mut d in chunk.documents {
+            d.source = file;
+            kept.push((key(file, d.row), d));
+        }
+        if kept.len() > 2 * n {
+            trim(&mut kept);
+        }
+        progress(seen.load(std::sync::atomic::Ordering::Relaxed));
+        Ok::<(), IngestError>(())
+    })?;
+    trim(&mut kept);
+    kept.sort_by_key(|(_, d)| (d.source, d.row));
+    let corpus = Corpus {
+        documents: kept.into_iter().map(|(_, d)| d).collect(),
+        sources,
+        skipped: Vec::new(),
+        renamed: Vec::new(),
+        has_time,
+        has_label,
+    };
+    Ok((corpus, seen.into_inner()))
+}
+
+/// SplitMix64's finaliser: a well-mixed 64-bit hash of `x`.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Streams one CSV or TSV file in blocks.
-fn stream_text_table<E: From<IngestError>>(
+#[allow(clippy::too_many_arguments)]
+fn stream_text_table(
     input: &InputSpec,
     path: &Path,
     shown: &Path,
     format: InputFormat,
     opts: StreamOptions,
-    mut f: impl FnMut(Corpus) -> Result<(), E>,
-) -> Result<SourceFile, E> {
+    mut select: Option<impl FnMut(usize) -> bool>,
+    mut f: impl FnMut(Corpus) -> Result<(), Stop>,
+) -> Result<SourceFile, Stop> {
     let io = |source| IngestError::Io {
         path: path.to_path_buf(),
         source,
@@ -106,7 +254,6 @@ fn stream_text_table<E: From<IngestError>>(
                 pending.resize(start + step, 0);
                 let n = file.read(&mut pending[start..]).map_err(io)?;
                 pending.truncate(start + n);
-                sha.update(&pending[start..]);
                 total += n as u64;
                 *eof = n == 0;
             }
@@ -116,6 +263,7 @@ fn stream_text_table<E: From<IngestError>>(
     table::check_header(path, format, &pending, input)?;
     let header_len = header_len(&pending);
     let header: Vec<u8> = pending.drain(..header_len).collect();
+    sha.update(&header);
     let header_lines = count_lines(&header);
     let (mut rows_before, mut lines_before, mut bytes_before) = (0usize, 0usize, header_len);
     let mut documents = 0usize;
@@ -138,25 +286,33 @@ fn stream_text_table<E: From<IngestError>>(
             break;
         }
         let part = &pending[..cut];
-        check_text(path, part).map_err(|e| rebase(e, bytes_before, lines_before + header_lines))?;
         text_block.clear();
         text_block.extend_from_slice(&header);
         text_block.extend_from_slice(part);
-        let text = std::str::from_utf8(&text_block).expect("checked as UTF-8 above");
-        lint(path, format, text).map_err(|e| match e {
-            IngestError::Malformed {
-                path,
-                row,
-                line,
-                problem,
-            } => IngestError::Malformed {
-                path,
-                row: row + rows_before,
-                line: line + lines_before,
-                problem,
+        // The checks on one core, the checksum on the other, as for a whole file.
+        let (checked, ()) = rayon::join(
+            || -> Result<(), IngestError> {
+                check_text(path, part)
+                    .map_err(|e| rebase(e, bytes_before, lines_before + header_lines))?;
+                let text = std::str::from_utf8(&text_block).expect("checked as UTF-8");
+                lint(path, format, text).map_err(|e| match e {
+                    IngestError::Malformed {
+                        path,
+                        row,
+                        line,
+                        problem,
+                    } => IngestError::Malformed {
+                        path,
+                        row: row + rows_before,
+                        line: line + lines_before,
+                        problem,
+                    },
+                    e => e,
+                })
             },
-            e => e,
-        })?;
+            || sha.update(part),
+        );
+        checked?;
         let df = table::load_frame(path, format, &text_block)?;
         let height = df.height();
         let spec = InputSpec {
@@ -164,6 +320,11 @@ fn stream_text_table<E: From<IngestError>>(
             ..input.clone()
         };
         let mut chunk = Corpus::default();
+        let mut usable = 0usize;
+        let mut counting = |row: usize| {
+            usable += 1;
+            select.as_mut().is_none_or(|s| s(row))
+        };
         let docs = table::read(
             path,
             shown,
@@ -173,10 +334,11 @@ fn stream_text_table<E: From<IngestError>>(
             rows_before,
             opts.on_bad,
             &mut chunk.skipped,
+            Some(&mut counting),
         )?;
-        documents += docs.len();
+        documents += usable;
         if let Some(l) = &mut left {
-            *l -= docs.len().min(*l);
+            *l -= usable.min(*l);
         }
         chunk.documents = docs;
         chunk.has_time = input.time.is_some();
@@ -197,9 +359,11 @@ fn stream_text_table<E: From<IngestError>>(
         f(chunk)?;
         if left == Some(0) {
             // The limit is reached: the rest of the file is still hashed, for run.json.
+            sha.update(&pending);
             pending.clear();
             while !eof {
                 fill(&mut pending, block, &mut eof)?;
+                sha.update(&pending);
                 pending.clear();
             }
             break;
@@ -446,6 +610,37 @@ mod tests {
                 assert_eq!(line, 3502);
             }
             other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn the_sample_is_seeded_uniform_and_the_same_for_any_block_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut body = String::from("id,abstract\n");
+        for i in 0..6000 {
+            body.push_str(&format!("d{i},\"words about thing {i}\"\n"));
+        }
+        let p = write(dir.path(), "s.csv", &body);
+        let take = |chunk_bytes: usize, seed: u64| {
+            let opts = StreamOptions {
+                chunk_bytes,
+                on_bad: OnBadDocument::Skip,
+                dedupe: true,
+            };
+            let (corpus, seen) = sample(&[spec(&p)], opts, seed, 500, |_| {}).unwrap();
+            assert_eq!(seen, 6000);
+            corpus.documents.iter().map(|d| d.row).collect::<Vec<_>>()
+        };
+        let a = take(1 << 16, 7);
+        assert_eq!(a.len(), 500);
+        assert!(a.windows(2).all(|w| w[0] < w[1]), "in input order, no repeats");
+        assert_eq!(a, take(1 << 30, 7), "block size must not change the sample");
+        assert_ne!(a, take(1 << 16, 8), "another seed, another sample");
+        // Uniform: about a twelfth of the sample in each twelfth of the file.
+        for part in 0..12 {
+            let lo = part * 500 + 1;
+            let inside = a.iter().filter(|&&r| (lo..lo + 500).contains(&r)).count();
+            assert!((15..=70).contains(&inside), "part {part}: {inside} of 500");
         }
     }
 }

@@ -14,6 +14,8 @@ use std::path::Path;
 /// Turns one table (parsed by [`load_frame`]) into documents. `path` is where it was read (for
 /// errors), `shown` the path outputs show (for the skipped-row records); the table's first row
 /// is row `rows_before + 1` of its file (a chunk of a streamed file starts further down).
+/// `select`, when given, is asked for each usable row (by its row number) whether to build its
+/// document: a sample builds few (every usable row still counts towards `limit`).
 #[allow(clippy::too_many_arguments)]
 pub fn read(
     path: &Path,
@@ -24,6 +26,7 @@ pub fn read(
     rows_before: usize,
     on_bad: OnBadDocument,
     skipped: &mut Vec<Skipped>,
+    mut select: Option<&mut dyn FnMut(usize) -> bool>,
 ) -> Result<Vec<Document>, IngestError> {
     let names: Vec<String> = df
         .get_column_names()
@@ -68,6 +71,8 @@ pub fn read(
     let mut docs = Vec::with_capacity(df.height());
     // Table row of each kept document.
     let mut kept = Vec::with_capacity(df.height());
+    // Usable rows so far (built or not), for `limit`.
+    let mut taken = 0usize;
     fn cell(c: &Cells, i: usize) -> Option<&str> {
         c.get(i).map(str::trim).filter(|s| !s.is_empty())
     }
@@ -79,7 +84,7 @@ pub fn read(
                 _ => continue,
             }
         }
-        if input.limit.is_some_and(|l| docs.len() >= l) {
+        if input.limit.is_some_and(|l| taken >= l) {
             break;
         }
         let mut bad = |reason: DocProblem| -> Result<(), IngestError> {
@@ -127,6 +132,12 @@ pub fn read(
             },
             _ => None,
         };
+        taken += 1;
+        if let Some(select) = select.as_deref_mut() {
+            if !select(row) {
+                continue;
+            }
+        }
         let id = ids
             .as_ref()
             .and_then(|c| cell(c, i))

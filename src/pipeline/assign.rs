@@ -18,6 +18,7 @@ use crate::progress::Progress;
 use crate::tokenize::WordKind;
 use crate::vectorize::TfIdf;
 use ndarray::Array2;
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// What `topicmap assign` was asked to do.
@@ -124,7 +125,7 @@ impl Placed {
                 distance: self.clustering.distances()[i],
                 doc_id: &d.id,
                 title: &crate::export::display_title(&self.corpus, i),
-                snippet: &crate::export::snippet(&d.text, crate::export::SNIPPET_CHARS),
+                text: &d.text,
                 source: &sources[d.source],
                 label: d.label.as_deref(),
                 features: &features[i],
@@ -174,32 +175,37 @@ pub fn place(
     let features = features.then(|| {
         let tc = &prepared.tokens;
         let of_term = placer.tfidf.term_features(tc);
-        let mut at = vec![u32::MAX; placer.tfidf.features().len()];
+        let n_features = placer.tfidf.features().len();
         (0..tc.n_docs())
-            .map(|d| {
-                let mut counts: Vec<(u32, u32)> = Vec::new();
-                for &w in tc.doc_words(d) {
-                    let WordKind::Term(t) = tc.words[w as usize].kind else {
-                        continue;
-                    };
-                    let f = of_term[t as usize];
-                    if f == u32::MAX {
-                        continue;
-                    }
-                    match at[f as usize] {
-                        u32::MAX => {
-                            at[f as usize] = counts.len() as u32;
-                            counts.push((f, 1));
+            .into_par_iter()
+            .map_init(
+                || vec![u32::MAX; n_features],
+                |at, d| {
+                    // `at[f]`: where feature f is in this document's counts.
+                    let mut counts: Vec<(u32, u32)> = Vec::new();
+                    for &w in tc.doc_words(d) {
+                        let WordKind::Term(t) = tc.words[w as usize].kind else {
+                            continue;
+                        };
+                        let f = of_term[t as usize];
+                        if f == u32::MAX {
+                            continue;
                         }
-                        i => counts[i as usize].1 += 1,
+                        match at[f as usize] {
+                            u32::MAX => {
+                                at[f as usize] = counts.len() as u32;
+                                counts.push((f, 1));
+                            }
+                            i => counts[i as usize].1 += 1,
+                        }
                     }
-                }
-                for &(f, _) in &counts {
-                    at[f as usize] = u32::MAX;
-                }
-                counts.sort_unstable();
-                counts
-            })
+                    for &(f, _) in &counts {
+                        at[f as usize] = u32::MAX;
+                    }
+                    counts.sort_unstable();
+                    counts
+                },
+            )
             .collect()
     });
     Ok(Placed {

@@ -92,6 +92,27 @@ pub fn prepare_corpus(
     Ok(prepared)
 }
 
+/// Cleans and tokenizes one chunk of a stream with `analyzer`, as [`prepare_corpus`] does but
+/// without recording stages (a chunk is a small part of one long stage). Documents left out are
+/// recorded in the chunk's skipped list (or fail, in `fail` mode).
+pub fn prepare_chunk(
+    mut corpus: Corpus,
+    on_bad: OnBadDocument,
+    analyzer: &Analyzer,
+) -> Result<Prepared, PipelineError> {
+    clean_corpus(&mut corpus);
+    let tokens = TokenizedCorpus::build(&corpus, analyzer);
+    corpus.shorten_texts(export::SNIPPET_CHARS + 1);
+    let mut prepared = Prepared {
+        corpus,
+        tokens,
+        on_bad,
+    };
+    let empty = prepared.tokens.empty_docs();
+    prepared.drop_rows(&empty, LeftOut::NoWords, &Progress::new(true))?;
+    Ok(prepared)
+}
+
 /// The ingest stage alone (`topicmap check` stops here), with its warnings.
 pub fn ingest_stage(
     inputs: &[InputSpec],

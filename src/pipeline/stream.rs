@@ -10,8 +10,8 @@
 //!
 //! Memory is bounded by the sample's fit, one chunk, and the sums (topics x features): not by
 //! the corpus. Labels, terms and trends come from every document's counts; the sample only
-//! decides the topics. The reservoir is Algorithm R with the pipeline's seed over the documents
-//! in input order, so the same inputs and seed give the same sample, and the same report.
+//! decides the topics. The sample is drawn with the pipeline's seed by keys of each row's file
+//! and row, so the same inputs and seed give the same sample, and the same report.
 
 use super::assign::{self, Placer};
 use super::{prepare, summed, PipelineError, RunOptions, RunOutcome};
@@ -19,14 +19,13 @@ use crate::config::Settings;
 use crate::describe::aggregate::Aggregates;
 use crate::export::{self, csv::CsvAppender, tables, OutputFormat};
 use crate::ingest::stream::{self, StreamOptions};
-use crate::ingest::{Corpus, Document, Renamed, SourceFile};
+use crate::ingest::{Corpus, Renamed, SourceFile};
 use crate::progress::{thousands, Progress};
 use polars::prelude::*;
-use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 
-/// Bytes of a CSV or TSV file per chunk (about 55,000 abstracts).
-const CHUNK_BYTES: usize = 64 << 20;
+/// Bytes of a CSV or TSV file per chunk (about 110,000 abstracts).
+const CHUNK_BYTES: usize = 128 << 20;
 /// Representatives kept per topic in the sums.
 const KEEP: usize = 10;
 /// A progress line every this many documents.
@@ -66,6 +65,15 @@ pub fn run(
     };
     let model = crate::present::tables::saved_model(meta, &fit);
     let placer = Placer::new(model.clone());
+    // What the report keeps of the fit; the rest (the sample's documents, vectors, map) goes
+    // before the second pass.
+    let crate::present::Analysis {
+        k_selection,
+        drift,
+        warnings: fit_warnings,
+        metrics: fit_metrics,
+        ..
+    } = fit;
 
     let staging = super::begin_staging(settings, opts, started)?;
     let dir = staging.path().to_path_buf();
@@ -97,10 +105,10 @@ pub fn run(
     let mut analysis = summed::analysis(settings, model, aggregates, &mut progress)?;
     analysis.corpus.sources = sources;
     analysis.corpus.renamed = renamed;
-    analysis.k_selection = fit.k_selection;
-    analysis.drift = fit.drift;
-    analysis.warnings.extend(fit.warnings);
-    if let (Some(m), Some(f)) = (&mut analysis.metrics, &fit.metrics) {
+    analysis.k_selection = k_selection;
+    analysis.drift = drift;
+    analysis.warnings.extend(fit_warnings);
+    if let (Some(m), Some(f)) = (&mut analysis.metrics, &fit_metrics) {
         // The silhouette needs vectors: it is the sample's.
         m.silhouette = f.silhouette;
         m.silhouette_sample = f.silhouette_sample;
@@ -127,58 +135,31 @@ struct Sample {
     seen: usize,
 }
 
-/// Pass 1: a seeded reservoir of `n` documents (Algorithm R), in input order.
+/// Pass 1: a seeded sample of `n` documents (see `ingest::stream::sample`), in input order.
 fn reservoir(
     settings: &Settings,
     n: usize,
     bar: &indicatif::ProgressBar,
     quiet: bool,
 ) -> Result<Sample, PipelineError> {
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(settings.cluster.seed);
-    let mut kept: Vec<(usize, Document)> = Vec::with_capacity(n);
-    let mut seen = 0usize;
     let opts = StreamOptions {
         chunk_bytes: CHUNK_BYTES,
         on_bad: settings.output.on_bad_document,
         dedupe: false,
     };
-    let (mut has_time, mut has_label) = (false, false);
-    let sources = stream::stream(&settings.inputs, opts, |file, chunk: Corpus| {
-        has_time |= chunk.has_time;
-        has_label |= chunk.has_label;
-        for mut d in chunk.documents {
-            d.source = file;
-            if kept.len() < n {
-                kept.push((seen, d));
-            } else {
-                let j = rng.gen_range(0..=seen);
-                if j < n {
-                    kept[j] = (seen, d);
-                }
-            }
-            seen += 1;
-            if seen % REPORT_EVERY == 0 {
+    let mut reported = 0;
+    let (corpus, seen) =
+        stream::sample(&settings.inputs, opts, settings.cluster.seed, n, |seen| {
+            if seen / REPORT_EVERY > reported {
+                reported = seen / REPORT_EVERY;
                 note(
                     bar,
                     quiet,
                     &format!("sample    {} documents read", thousands(seen)),
                 );
             }
-        }
-        Ok::<(), PipelineError>(())
-    })?;
-    kept.sort_by_key(|(i, _)| *i);
-    Ok(Sample {
-        corpus: Corpus {
-            documents: kept.into_iter().map(|(_, d)| d).collect(),
-            sources,
-            skipped: Vec::new(),
-            renamed: Vec::new(),
-            has_time,
-            has_label,
-        },
-        seen,
-    })
+        })?;
+    Ok(Sample { corpus, seen })
 }
 
 /// What pass 2 found.
@@ -210,10 +191,10 @@ fn assign_all(
     let mut renamed = Vec::new();
     let mut done = 0usize;
     let labels = placer.summary_of_model();
+    let analyzer = crate::tokenize::Analyzer::new(&placer.model.tokenize);
+    let quiet_progress = Progress::new(true);
     let sources = stream::stream(&settings.inputs, opts, |_, chunk: Corpus| {
-        let mut quiet_progress = Progress::new(true);
-        let prepared =
-            prepare::prepare_corpus(chunk, on_bad, &placer.model.tokenize, &mut quiet_progress)?;
+        let prepared = prepare::prepare_chunk(chunk, on_bad, &analyzer)?;
         let placed = assign::place(placer, prepared, true, &quiet_progress)?;
         placed.add_to(&mut aggregates, settings.trends.period);
         let df = tables::documents(&placed.corpus, &placed.clustering, &labels)
