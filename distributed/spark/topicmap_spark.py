@@ -41,6 +41,9 @@ import tempfile
 import tomllib
 
 REPRESENTATIVES = 10
+# Marks an executor's failure message, so the driver can show it without Spark's stack traces.
+FAILED = "topicmap assign failed on partition"
+END = " [end of topicmap message]"
 DEFAULT_SAMPLE = 200_000
 
 
@@ -131,8 +134,9 @@ def output_schema(s):
     return T.StructType(fields)
 
 
-def make_partition_fn(binary_name, model_name, s, arrow_schema):
-    """Builds the mapInArrow function (it runs on the executors)."""
+def make_partition_fn(binary_name, model_name, model_shown, s, arrow_schema):
+    """Builds the mapInArrow function (it runs on the executors). Errors name the model as
+    `model_shown` (the driver's path), not the executor's copy."""
 
     def assign_partition(batches):
         import pyarrow as pa
@@ -160,15 +164,24 @@ def make_partition_fn(binary_name, model_name, s, arrow_schema):
                 done = subprocess.run(assign_command(binary, model, s), stdin=stdin,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             if done.returncode != 0:
-                raise RuntimeError(
-                    f"topicmap assign failed on partition {part} (exit {done.returncode}): "
-                    + done.stderr.decode("utf-8", "replace").strip())
+                message = done.stderr.decode("utf-8", "replace").strip().replace(model, model_shown)
+                raise RuntimeError(f"{FAILED} {part} (exit {done.returncode}): {message}{END}")
             table = pa.ipc.open_stream(done.stdout).read_all()
             table = table.select(arrow_schema.names).cast(arrow_schema)
             for batch in table.to_batches(max_chunksize=10_000):
                 yield batch
 
     return assign_partition
+
+
+def executor_failure(error):
+    """topicmap's own message inside a failed Spark job's error, or None."""
+    text = str(error)
+    start = text.find(FAILED)
+    if start < 0:
+        return None
+    end = text.find(END, start)
+    return text[start:end if end >= 0 else len(text)]
 
 
 def write_table(df, path):
@@ -186,6 +199,8 @@ def main(argv=None):
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
 
+    # Bind to the loopback address unless told otherwise: no network lookups, no open ports.
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession, Window
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
@@ -194,9 +209,10 @@ def main(argv=None):
              .config("spark.driver.bindAddress", "127.0.0.1")
              .config("spark.driver.host", "127.0.0.1")
              .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "8")
              .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    spark.sparkContext.setLogLevel("FATAL")  # task failures are shown as topicmap words them
     fmt = args.format or ("csv" if args.input.endswith(".csv") else "parquet")
     if fmt == "csv":
         docs = spark.read.option("header", True).option("multiLine", True).option("escape", '"').csv(args.input)
@@ -228,52 +244,68 @@ def main(argv=None):
     spark.sparkContext.addFile(binary)
     spark.sparkContext.addFile(model_file)
     schema = output_schema(s)
-    fn = make_partition_fn(os.path.basename(binary), "model.json", s, to_arrow_schema(schema))
+    fn = make_partition_fn(os.path.basename(binary), "model.json", model_file, s, to_arrow_schema(schema))
     assigned = docs.mapInArrow(fn, schema).persist()
-    skipped = assigned.filter(F.col("skipped").isNotNull())
-    rows = assigned.filter(F.col("skipped").isNull())
+    staging = {name: os.path.join(out, f".{name}.partial") for name in ("aggregates", "documents")}
+    for path in staging.values():
+        shutil.rmtree(path, ignore_errors=True)
+    try:
+        skipped = assigned.filter(F.col("skipped").isNotNull())
+        rows = assigned.filter(F.col("skipped").isNull())
 
-    # 3. The sums (Spark), written as the tables topicmap report reads.
-    agg_dir = os.path.join(out, "aggregates")
-    shutil.rmtree(agg_dir, ignore_errors=True)
-    os.makedirs(agg_dir)
-    counts = rows.groupBy("period", "topic_id").agg(
-        F.count(F.lit(1)).alias("documents"),
-        F.sum(F.col("outlier").cast("long")).alias("outliers"))
-    write_table(counts, os.path.join(agg_dir, "counts.parquet"))
-    terms = (rows.select("topic_id", F.explode(F.arrays_zip("features", "units")).alias("t"))
-             .groupBy("topic_id", F.col("t.features").alias("feature"))
-             .agg(F.sum("t.units").alias("units"), F.count(F.lit(1)).alias("documents")))
-    write_table(terms, os.path.join(agg_dir, "terms.parquet"))
-    order = Window.partitionBy("topic_id").orderBy(F.col("distance").asc(), F.col("doc_id").asc())
-    reps = (rows.withColumn("_rank", F.row_number().over(order)).filter(F.col("_rank") <= REPRESENTATIVES)
-            .select("topic_id", "doc_id", "title", "snippet", "distance"))
-    write_table(reps, os.path.join(agg_dir, "representatives.parquet"))
-    if s["label"]:
-        labels = rows.filter(F.col("label").isNotNull()).groupBy("label", "topic_id").agg(
-            F.count(F.lit(1)).alias("documents"))
-    else:
-        labels = spark.createDataFrame([], "label string, topic_id long, documents long")
-    write_table(labels, os.path.join(agg_dir, "labels.parquet"))
-    sources = rows.groupBy("source").agg(F.count(F.lit(1)).alias("documents"))
-    write_table(sources, os.path.join(agg_dir, "sources.parquet"))
-    bad = skipped.select(F.col("source").alias("file"), "row", F.col("skipped").alias("reason"))
-    write_table(bad, os.path.join(agg_dir, "skipped.parquet"))
-    with open(os.path.join(agg_dir, "aggregates.json"), "w") as f:
-        f.write('{\n  "format": "topicmap-aggregates",\n  "version": 1,\n'
-                f'  "model_sha256": "{model_sha}",\n  "representatives": {REPRESENTATIVES}\n}}\n')
-    n_bad = skipped.count()
-    for r in skipped.limit(5).collect():
-        log(f"skipped {r['source']} row {r['row']}: {r['skipped']}")
-    if n_bad:
-        log(f"{n_bad:,} rows skipped in all (aggregates/skipped.parquet lists them)")
+        # 3. The sums (Spark), written as the tables topicmap report reads.
+        # Written into staging folders, renamed into place once whole (a failed job leaves none).
+        agg_dir = staging["aggregates"]
+        os.makedirs(agg_dir)
+        counts = rows.groupBy("period", "topic_id").agg(
+            F.count(F.lit(1)).alias("documents"),
+            F.sum(F.col("outlier").cast("long")).alias("outliers"))
+        write_table(counts, os.path.join(agg_dir, "counts.parquet"))
+        terms = (rows.select("topic_id", F.explode(F.arrays_zip("features", "units")).alias("t"))
+                 .groupBy("topic_id", F.col("t.features").alias("feature"))
+                 .agg(F.sum("t.units").alias("units"), F.count(F.lit(1)).alias("documents")))
+        write_table(terms, os.path.join(agg_dir, "terms.parquet"))
+        order = Window.partitionBy("topic_id").orderBy(F.col("distance").asc(), F.col("doc_id").asc())
+        reps = (rows.withColumn("_rank", F.row_number().over(order)).filter(F.col("_rank") <= REPRESENTATIVES)
+                .select("topic_id", "doc_id", "title", "snippet", "distance"))
+        write_table(reps, os.path.join(agg_dir, "representatives.parquet"))
+        if s["label"]:
+            labels = rows.filter(F.col("label").isNotNull()).groupBy("label", "topic_id").agg(
+                F.count(F.lit(1)).alias("documents"))
+        else:
+            labels = spark.createDataFrame([], "label string, topic_id long, documents long")
+        write_table(labels, os.path.join(agg_dir, "labels.parquet"))
+        sources = rows.groupBy("source").agg(F.count(F.lit(1)).alias("documents"))
+        write_table(sources, os.path.join(agg_dir, "sources.parquet"))
+        bad = skipped.select(F.col("source").alias("file"), "row", F.col("skipped").alias("reason"))
+        write_table(bad, os.path.join(agg_dir, "skipped.parquet"))
+        with open(os.path.join(agg_dir, "aggregates.json"), "w") as f:
+            f.write('{\n  "format": "topicmap-aggregates",\n  "version": 1,\n'
+                    f'  "model_sha256": "{model_sha}",\n  "representatives": {REPRESENTATIVES}\n}}\n')
+        n_bad = skipped.count()
+        for r in skipped.limit(5).collect():
+            log(f"skipped {r['source']} row {r['row']}: {r['skipped']}")
+        if n_bad:
+            log(f"{n_bad:,} rows skipped in all (aggregates/skipped.parquet lists them)")
 
-    # Every assigned document, as documents.csv would hold it.
-    doc_cols = [c for c in schema.names if c not in ("period", "row", "snippet", "features", "units", "skipped")]
-    rows.select(*doc_cols).write.mode("overwrite").parquet(os.path.join(out, "documents"))
-    log(f"{rows.count():,} documents assigned")
+        # Every assigned document, as documents.csv would hold it.
+        doc_cols = [c for c in schema.names if c not in ("period", "row", "snippet", "features", "units", "skipped")]
+        rows.select(*doc_cols).write.mode("overwrite").parquet(staging["documents"])
+        log(f"{rows.count():,} documents assigned")
+    except Exception as error:  # a failed Spark job: show topicmap's message, not the JVM's
+        message = executor_failure(error)
+        spark.stop()
+        for path in staging.values():
+            shutil.rmtree(path, ignore_errors=True)
+        if message is None:
+            raise
+        raise SystemExit(f"topicmap_spark: {message}")
     assigned.unpersist()
     spark.stop()
+    for name, path in staging.items():
+        shutil.rmtree(os.path.join(out, name), ignore_errors=True)
+        os.rename(path, os.path.join(out, name))
+    agg_dir = os.path.join(out, "aggregates")
 
     # 4. The report (driver).
     report_dir = os.path.join(out, "report")

@@ -633,7 +633,10 @@ mod tests {
         };
         let a = take(1 << 16, 7);
         assert_eq!(a.len(), 500);
-        assert!(a.windows(2).all(|w| w[0] < w[1]), "in input order, no repeats");
+        assert!(
+            a.windows(2).all(|w| w[0] < w[1]),
+            "in input order, no repeats"
+        );
         assert_eq!(a, take(1 << 30, 7), "block size must not change the sample");
         assert_ne!(a, take(1 << 16, 8), "another seed, another sample");
         // Uniform: about a twelfth of the sample in each twelfth of the file.
