@@ -15,10 +15,8 @@ use crate::describe::{Topic, TopicSummary};
 use crate::ingest::{Corpus, InputSpec, OnBadDocument, PeriodUnit};
 use crate::model::SavedModel;
 use crate::progress::Progress;
-use crate::tokenize::WordKind;
 use crate::vectorize::TfIdf;
 use ndarray::Array2;
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// What `topicmap assign` was asked to do.
@@ -150,7 +148,11 @@ pub fn place(
     features: bool,
     progress: &Progress,
 ) -> Result<Placed, PipelineError> {
-    let matrix = placer.tfidf.transform(&prepared.tokens);
+    let (matrix, mut counts) = if features {
+        placer.tfidf.transform_counting(&prepared.tokens)
+    } else {
+        (placer.tfidf.transform(&prepared.tokens), Vec::new())
+    };
     let zero: Vec<usize> = (0..matrix.n_rows())
         .filter(|&i| matrix.row(i).0.is_empty())
         .collect();
@@ -159,6 +161,10 @@ pub fn place(
     let matrix = if zero.is_empty() {
         matrix
     } else {
+        if features {
+            let mut k = keep.iter();
+            counts.retain(|_| *k.next().unwrap_or(&true));
+        }
         matrix.select_rows(&rows)
     };
     let vectors = placer.model.reducer.transform(&matrix)?;
@@ -172,42 +178,7 @@ pub fn place(
         None => Clustering::assign(placer.centroids.view(), vectors.view()),
     }
     .with_outlier_floors(placer.floors.clone());
-    let features = features.then(|| {
-        let tc = &prepared.tokens;
-        let of_term = placer.tfidf.term_features(tc);
-        let n_features = placer.tfidf.features().len();
-        (0..tc.n_docs())
-            .into_par_iter()
-            .map_init(
-                || vec![u32::MAX; n_features],
-                |at, d| {
-                    // `at[f]`: where feature f is in this document's counts.
-                    let mut counts: Vec<(u32, u32)> = Vec::new();
-                    for &w in tc.doc_words(d) {
-                        let WordKind::Term(t) = tc.words[w as usize].kind else {
-                            continue;
-                        };
-                        let f = of_term[t as usize];
-                        if f == u32::MAX {
-                            continue;
-                        }
-                        match at[f as usize] {
-                            u32::MAX => {
-                                at[f as usize] = counts.len() as u32;
-                                counts.push((f, 1));
-                            }
-                            i => counts[i as usize].1 += 1,
-                        }
-                    }
-                    for &(f, _) in &counts {
-                        at[f as usize] = u32::MAX;
-                    }
-                    counts.sort_unstable();
-                    counts
-                },
-            )
-            .collect()
-    });
+    let features = features.then_some(counts);
     Ok(Placed {
         corpus: prepared.corpus,
         clustering,

@@ -171,7 +171,9 @@ struct Pass {
     renamed: Vec<Renamed>,
 }
 
-/// Pass 2: every document placed into the model's topics, chunk by chunk.
+/// Pass 2: every document placed into the model's topics, chunk by chunk. Three threads overlap:
+/// the reader parses the next chunk, this one cleans, tokenizes and places the current one (on
+/// every core), and a sink adds the one before to the sums and writes its part file.
 fn assign_all(
     settings: &Settings,
     placer: &Placer,
@@ -186,16 +188,73 @@ fn assign_all(
         on_bad,
         dedupe: true,
     };
+    let analyzer = crate::tokenize::Analyzer::new(&placer.model.tokenize);
+    let quiet_progress = Progress::new(true);
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<assign::Placed>(1);
+        let sink = scope.spawn(move || sink(settings, placer, parts_dir, rx));
+        let mut done = 0usize;
+        let streamed = stream::stream(&settings.inputs, opts, |_, chunk: Corpus| {
+            let prepared = prepare::prepare_chunk(chunk, on_bad, &analyzer)?;
+            let placed = assign::place(placer, prepared, true, &quiet_progress)?;
+            let before = done / REPORT_EVERY;
+            done += placed.corpus.documents.len();
+            // A closed channel: the sink stopped on an error, which is returned below.
+            tx.send(placed).map_err(|_| Halt::Sink)?;
+            if done / REPORT_EVERY > before {
+                note(
+                    bar,
+                    quiet,
+                    &format!(
+                        "assign    {} of {} documents",
+                        thousands(done),
+                        thousands(total)
+                    ),
+                );
+            }
+            Ok::<(), Halt>(())
+        });
+        drop(tx);
+        let sunk = sink.join().expect("the sink thread does not panic");
+        match (streamed, sunk) {
+            (_, Err(e)) | (Err(Halt::Pipeline(e)), _) => Err(e),
+            (Err(Halt::Sink), Ok(_)) => unreachable!("the sink stopped without an error"),
+            (Ok(sources), Ok((aggregates, parts, renamed))) => Ok(Pass {
+                aggregates,
+                parts,
+                sources,
+                renamed,
+            }),
+        }
+    })
+}
+
+/// Why pass 2 stopped early: an error of its own, or the sink's (which the sink returns).
+enum Halt {
+    Pipeline(PipelineError),
+    Sink,
+}
+
+impl<E: Into<PipelineError>> From<E> for Halt {
+    fn from(e: E) -> Self {
+        Halt::Pipeline(e.into())
+    }
+}
+
+/// The sink of pass 2: adds each placed chunk to the sums and writes its documents table
+/// (without labels) to a part file, in the order the chunks come.
+#[allow(clippy::type_complexity)]
+fn sink(
+    settings: &Settings,
+    placer: &Placer,
+    parts_dir: &Path,
+    rx: std::sync::mpsc::Receiver<assign::Placed>,
+) -> Result<(Aggregates, Vec<PathBuf>, Vec<Renamed>), PipelineError> {
     let mut aggregates = placer.aggregates(KEEP);
     let mut parts = Vec::new();
     let mut renamed = Vec::new();
-    let mut done = 0usize;
     let labels = placer.summary_of_model();
-    let analyzer = crate::tokenize::Analyzer::new(&placer.model.tokenize);
-    let quiet_progress = Progress::new(true);
-    let sources = stream::stream(&settings.inputs, opts, |_, chunk: Corpus| {
-        let prepared = prepare::prepare_chunk(chunk, on_bad, &analyzer)?;
-        let placed = assign::place(placer, prepared, true, &quiet_progress)?;
+    for placed in rx {
         placed.add_to(&mut aggregates, settings.trends.period);
         let df = tables::documents(&placed.corpus, &placed.clustering, &labels)
             .drop("topic_label")
@@ -209,27 +268,8 @@ fn assign_all(
             .map_err(|e| super::export_error(&path.display().to_string(), e))?;
         parts.push(path);
         renamed.extend(placed.corpus.renamed);
-        let before = done / REPORT_EVERY;
-        done += placed.corpus.documents.len();
-        if done / REPORT_EVERY > before {
-            note(
-                bar,
-                quiet,
-                &format!(
-                    "assign    {} of {} documents",
-                    thousands(done),
-                    thousands(total)
-                ),
-            );
-        }
-        Ok::<(), PipelineError>(())
-    })?;
-    Ok(Pass {
-        aggregates,
-        parts,
-        sources,
-        renamed,
-    })
+    }
+    Ok((aggregates, parts, renamed))
 }
 
 /// A progress line on stderr during a long stage.

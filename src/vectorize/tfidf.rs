@@ -332,6 +332,19 @@ impl TfIdfParams {
         idf: &Array1<f32>,
         n_cols: usize,
     ) -> CsrMatrix {
+        self.weigh_counting(streams, column, idf, n_cols, None).0
+    }
+
+    /// [`TfIdfParams::weigh`], and with `single` (a flag per column) each document's raw counts
+    /// of the flagged columns, in column order.
+    fn weigh_counting(
+        &self,
+        streams: &FeatureStreams,
+        column: &[u32],
+        idf: &Array1<f32>,
+        n_cols: usize,
+        single: Option<&[bool]>,
+    ) -> (CsrMatrix, Vec<Vec<(u32, u32)>>) {
         let n_cand = column.len();
         // Pass 1: distinct kept features per document, by stamping (no sorting).
         let lens: Vec<Vec<usize>> = streams
@@ -375,17 +388,19 @@ impl TfIdfParams {
             idx_rest = it;
             val_rest = vt;
         }
-        pieces
+        let counted: Vec<Vec<Vec<(u32, u32)>>> = pieces
             .into_par_iter()
             .zip(streams.chunks.par_iter())
-            .for_each_init(
+            .map_init(
                 || vec![u32::MAX; n_cand],
                 |seen, ((idx, val), chunk)| {
                     let mut buf = Vec::new();
-                    let mut row: Vec<(u32, f32)> = Vec::new();
+                    // (column, weight, count)
+                    let mut row: Vec<(u32, f32, u32)> = Vec::new();
+                    let mut counts = Vec::new();
                     let mut at = 0usize;
                     for doc in chunk.docs() {
-                        count_sorted(doc, seen, &mut buf);
+                        count(doc, seen, &mut buf);
                         row.clear();
                         for &(f, c) in &buf {
                             let col = column[f as usize];
@@ -397,24 +412,36 @@ impl TfIdfParams {
                             } else {
                                 c as f32
                             };
-                            row.push((col, tf * idf[col as usize]));
+                            row.push((col, tf * idf[col as usize], c));
                         }
-                        // Columns in order (a new corpus's feature ids need not follow the model's),
-                        // so the norm is summed in the same order as in the fit: identical values.
-                        if !row.is_sorted_by_key(|&(col, _)| col) {
-                            row.sort_unstable_by_key(|&(col, _)| col);
+                        // Columns in order, so the norm is summed in the same order for the fit
+                        // and any new corpus: identical values.
+                        if !row.is_sorted_by_key(|&(col, _, _)| col) {
+                            row.sort_unstable_by_key(|&(col, _, _)| col);
+                        }
+                        if let Some(single) = single {
+                            counts.push(
+                                row.iter()
+                                    .filter(|&&(col, _, _)| single[col as usize])
+                                    .map(|&(col, _, c)| (col, c))
+                                    .collect::<Vec<_>>(),
+                            );
                         }
                         let end = at + row.len();
-                        for (k, &(col, v)) in row.iter().enumerate() {
+                        for (k, &(col, v, _)) in row.iter().enumerate() {
                             idx[at + k] = col;
                             val[at + k] = v;
                         }
                         normalize(&mut val[at..end], self.norm);
                         at = end;
                     }
+                    counts
                 },
-            );
-        CsrMatrix::new(n_cols, indptr, indices, data).expect("rows are built sorted and in range")
+            )
+            .collect();
+        let matrix = CsrMatrix::new(n_cols, indptr, indices, data)
+            .expect("rows are built sorted and in range");
+        (matrix, counted.into_iter().flatten().collect())
     }
 }
 
@@ -442,11 +469,11 @@ fn normalize(v: &mut [f32], norm: Norm) {
     }
 }
 
-/// Counts a document's feature ids into `out` as (id, count), in id order. `seen` maps an id to
-/// its place in `out`; it must hold `u32::MAX` for every id on entry, and does again on return,
-/// so one array serves a whole chunk of documents. Only the distinct ids are sorted (a copy of
-/// the document sorted whole cost twice as much, and an allocation per document).
-fn count_sorted(doc: &[u32], seen: &mut [u32], out: &mut Vec<(u32, u32)>) {
+/// Counts a document's feature ids into `out` as (id, count), in order of first occurrence.
+/// `seen` maps an id to its place in `out`; it must hold `u32::MAX` for every id on entry, and
+/// does again on return, so one array serves a whole chunk of documents. (The caller sorts the
+/// row it builds from these once, by column.)
+fn count(doc: &[u32], seen: &mut [u32], out: &mut Vec<(u32, u32)>) {
     out.clear();
     for &f in doc {
         let slot = &mut seen[f as usize];
@@ -460,7 +487,6 @@ fn count_sorted(doc: &[u32], seen: &mut [u32], out: &mut Vec<(u32, u32)>) {
     for &(f, _) in out.iter() {
         seen[f as usize] = u32::MAX;
     }
-    out.sort_unstable_by_key(|&(f, _)| f);
 }
 
 /// A feature: a term, or an n-gram of terms.
@@ -550,7 +576,8 @@ impl TfIdf {
     }
 
     /// The feature of each term of `tc` that is a single-word feature of this model (matched by
-    /// stem), or `u32::MAX`: how a document's words are counted per feature.
+    /// stem), or `u32::MAX` (the tests count with it to check [`TfIdf::transform_counting`]).
+    #[cfg(test)]
     pub fn term_features(&self, tc: &TokenizedCorpus) -> Vec<u32> {
         let by_stem: FxHashMap<&str, u32> = self
             .features
@@ -567,6 +594,21 @@ impl TfIdf {
 
     /// Vectorizes another tokenized corpus with this vocabulary and IDF (unknown terms ignored).
     pub fn transform(&self, tc: &TokenizedCorpus) -> CsrMatrix {
+        self.transform_inner(tc, false).0
+    }
+
+    /// [`TfIdf::transform`], and each document's raw counts of the model's single-word features
+    /// as (feature, count) in feature order: what c-TF-IDF sums are made of, counted in the same
+    /// pass as the weights.
+    pub fn transform_counting(&self, tc: &TokenizedCorpus) -> (CsrMatrix, Vec<Vec<(u32, u32)>>) {
+        self.transform_inner(tc, true)
+    }
+
+    fn transform_inner(
+        &self,
+        tc: &TokenizedCorpus,
+        counting: bool,
+    ) -> (CsrMatrix, Vec<Vec<(u32, u32)>>) {
         let by_stem: FxHashMap<&str, u32> = self
             .features
             .iter()
@@ -586,8 +628,19 @@ impl TfIdf {
                 by_stem.get(stem.as_str()).copied().unwrap_or(u32::MAX)
             })
             .collect();
-        self.params
-            .weigh(&streams, &column, &self.idf, self.features.len())
+        let single: Option<Vec<bool>> = counting.then(|| {
+            self.features
+                .iter()
+                .map(|f| !f.stem.contains(' '))
+                .collect()
+        });
+        self.params.weigh_counting(
+            &streams,
+            &column,
+            &self.idf,
+            self.features.len(),
+            single.as_deref(),
+        )
     }
 }
 
@@ -699,6 +752,40 @@ mod tests {
             .stop_words(StopWordList::None)
             .min_length(1);
         TokenizedCorpus::build_texts(texts, &Analyzer::new(&s))
+    }
+
+    #[test]
+    fn counting_transform_counts_single_word_features_and_weighs_the_same() {
+        let train = tokenize(&["a b c a", "b c d", "a d d e", "c e a b"]);
+        let params = TfIdfParams::new()
+            .min_df(Some(DocFreq::Count(1)))
+            .max_df(DocFreq::Fraction(1.0))
+            .ngram_range([1, 2])
+            .check()
+            .unwrap();
+        let m = params.fit(&train).unwrap();
+        assert!(
+            m.features().iter().any(|f| f.stem.contains(' ')),
+            "bigrams too"
+        );
+        let new = tokenize(&["a a b x", "x y", "d e e a b", "c"]);
+        let (matrix, counts) = m.transform_counting(&new);
+        let plain = m.transform(&new);
+        for r in 0..plain.n_rows() {
+            assert_eq!(matrix.row(r), plain.row(r), "row {r}");
+        }
+        let of_term = m.term_features(&new);
+        for (d, got) in counts.iter().enumerate() {
+            let mut want = std::collections::BTreeMap::<u32, u32>::new();
+            for t in new.doc_terms(d) {
+                if of_term[t as usize] != u32::MAX {
+                    *want.entry(of_term[t as usize]).or_default() += 1;
+                }
+            }
+            assert_eq!(got, &want.into_iter().collect::<Vec<_>>(), "doc {d}");
+        }
+        assert_eq!(counts[1], Vec::new(), "no known word");
+        assert_eq!(counts[0].iter().map(|c| c.1).sum::<u32>(), 3);
     }
 
     /// Hand-computed: docs "a a b", "b c", "c"; n = 3; df a=1, b=2, c=2.
