@@ -224,6 +224,67 @@ fn parquet_input_is_read_through_polars() {
 }
 
 #[test]
+fn parquet_date_and_timestamp_columns_are_dates() {
+    use polars::prelude::*;
+    let tmp = tempfile::tempdir().unwrap();
+    let text = fs::read_to_string(fixture("papers.csv")).unwrap();
+    let rows = parse_csv(&text);
+    let col = |i: usize, name: &str| {
+        Column::new(
+            name.into(),
+            rows[1..].iter().map(|r| r[i].clone()).collect::<Vec<_>>(),
+        )
+    };
+    // Days since 1970-01-01 of 15 March of each row's year (Parquet DATE, as OpenAlex has).
+    let days: Vec<i32> = rows[1..]
+        .iter()
+        .map(|r| {
+            let d = chrono::NaiveDate::from_ymd_opt(r[1].parse().unwrap(), 3, 15).unwrap();
+            (d - chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap()).num_days() as i32
+        })
+        .collect();
+    let published = Column::new("published".into(), days.clone())
+        .cast(&DataType::Date)
+        .unwrap();
+    let millis: Vec<i64> = days.iter().map(|&d| d as i64 * 86_400_000 + 3_600_000).collect();
+    let updated = Column::new("updated".into(), millis)
+        .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))
+        .unwrap();
+    let mut df = DataFrame::new(
+        rows.len() - 1,
+        vec![
+            col(0, "id"),
+            published,
+            updated,
+            col(2, "title"),
+            col(3, "abstract"),
+        ],
+    )
+    .unwrap();
+    let pq = tmp.path().join("dated.parquet");
+    ParquetWriter::new(fs::File::create(&pq).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    for (column_name, period) in [("published", "month"), ("updated", "quarter")] {
+        let body = format!(
+            "name = \"pq\"\n[[input]]\npath = \"dated.parquet\"\nid = \"id\"\ntime = \"{column_name}\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\n[trends]\nperiod = \"{period}\"\n"
+        );
+        let p = pipeline(tmp.path(), "dated.toml", &body);
+        let out = tmp.path().join(format!("out-{column_name}"));
+        let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{column_name}: {}", stderr(&o));
+        let (h, docs) = read_csv(&out.join("documents.csv"));
+        assert_eq!(docs.len(), 18);
+        let times = column(&h, &docs, "time");
+        assert!(times.iter().all(|t| t.starts_with("20") && t.contains("-03-15")), "{times:?}");
+        let (h, trends) = read_csv(&out.join("topic_trends.csv"));
+        let periods = column(&h, &trends, "period");
+        let want = if period == "month" { "2021-03" } else { "2021-Q1" };
+        assert!(periods.contains(&want), "{column_name}: {periods:?}");
+    }
+}
+
+#[test]
 fn formula_injection_is_neutralised_in_csv() {
     let tmp = tempfile::tempdir().unwrap();
     let body = format!(
