@@ -1,5 +1,5 @@
 //! The `topicmap` binary: parse arguments, call the library, map the result to an exit code
-//! (`topicmap::cli::EXIT_CODES`; each cause of an error on its own line on stderr). A closed
+//! (`topicmap::cli::EXIT_CODES`: 2, or by class with `--exit-codes classes`; each cause of an error on its own line on stderr). A closed
 //! stdout pipe is not an error (as in ripgrep).
 
 use clap::Parser;
@@ -8,6 +8,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     limit_malloc_arenas();
     let args = topicmap::cli::Args::parse();
+    let codes = args.exit_codes;
     match topicmap::cli::dispatch(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -17,9 +18,10 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            let code = topicmap::cli::exit_code(&err);
+            let class = topicmap::cli::ErrorClass::of(&err);
+            let code = class.exit_code(codes);
             let causes: Vec<String> = err.chain().skip(1).map(|c| c.to_string()).collect();
-            topicmap::progress::error(&err.to_string(), &causes, code);
+            topicmap::progress::error(&err.to_string(), &causes, class.name(), code);
             ExitCode::from(code)
         }
     }

@@ -61,8 +61,8 @@ pub fn info(quiet: bool, message: &str) {
     }
 }
 
-/// An error and its causes on stderr, with the exit code it ends the process with.
-pub fn error(message: &str, causes: &[String], exit_code: u8) {
+/// An error and its causes on stderr, with its class and the exit code it ends the process with.
+pub fn error(message: &str, causes: &[String], class: &str, exit_code: u8) {
     match log_format() {
         LogFormat::Text => {
             eprintln!("error: {message}");
@@ -74,6 +74,7 @@ pub fn error(message: &str, causes: &[String], exit_code: u8) {
             "event": "error",
             "message": message,
             "causes": causes,
+            "class": class,
             "exit_code": exit_code,
         })),
     }

@@ -246,7 +246,10 @@ fn parquet_date_and_timestamp_columns_are_dates() {
     let published = Column::new("published".into(), days.clone())
         .cast(&DataType::Date)
         .unwrap();
-    let millis: Vec<i64> = days.iter().map(|&d| d as i64 * 86_400_000 + 3_600_000).collect();
+    let millis: Vec<i64> = days
+        .iter()
+        .map(|&d| d as i64 * 86_400_000 + 3_600_000)
+        .collect();
     let updated = Column::new("updated".into(), millis)
         .cast(&DataType::Datetime(TimeUnit::Milliseconds, None))
         .unwrap();
@@ -276,10 +279,19 @@ fn parquet_date_and_timestamp_columns_are_dates() {
         let (h, docs) = read_csv(&out.join("documents.csv"));
         assert_eq!(docs.len(), 18);
         let times = column(&h, &docs, "time");
-        assert!(times.iter().all(|t| t.starts_with("20") && t.contains("-03-15")), "{times:?}");
+        assert!(
+            times
+                .iter()
+                .all(|t| t.starts_with("20") && t.contains("-03-15")),
+            "{times:?}"
+        );
         let (h, trends) = read_csv(&out.join("topic_trends.csv"));
         let periods = column(&h, &trends, "period");
-        let want = if period == "month" { "2021-03" } else { "2021-Q1" };
+        let want = if period == "month" {
+            "2021-03"
+        } else {
+            "2021-Q1"
+        };
         assert!(periods.contains(&want), "{column_name}: {periods:?}");
     }
 }

@@ -180,10 +180,86 @@ fn json_logs_are_one_object_per_line_with_every_stage_and_the_error_class() {
     let last: serde_json::Value = serde_json::from_str(stderr(&o).lines().last().unwrap()).unwrap();
     assert_eq!(last["event"], "error");
     assert_eq!(last["exit_code"], 4);
+    assert_eq!(last["class"], "data");
     assert!(
         last["causes"][0].as_str().unwrap().contains("nowhere.csv"),
         "{last}"
     );
+}
+
+#[test]
+fn every_error_exits_2_by_default_and_by_class_when_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = pipeline(
+        tmp.path(),
+        "config.toml",
+        "name = \"c\"\nbogus-key = 1\n[[input]]\npath = \"a.csv\"\n",
+    );
+    let data = pipeline(
+        tmp.path(),
+        "data.toml",
+        "name = \"d\"\n[[input]]\npath = \"nowhere.csv\"\n",
+    );
+    // An output folder inside a file cannot be made.
+    std::fs::write(tmp.path().join("a-file"), "x").unwrap();
+    let blocked = tmp.path().join("a-file/out");
+    let good = csv_pipeline(tmp.path(), "");
+    let cases: [(&str, Vec<&str>, &str, i32); 3] = [
+        (
+            "configuration",
+            vec!["check", config.to_str().unwrap()],
+            "configuration",
+            3,
+        ),
+        ("data", vec!["run", data.to_str().unwrap()], "data", 4),
+        (
+            "output",
+            vec![
+                "run",
+                good.to_str().unwrap(),
+                "--out",
+                blocked.to_str().unwrap(),
+            ],
+            "output",
+            5,
+        ),
+    ];
+    for (what, args, class, code) in cases {
+        let o = plain_bin().args(&args).arg("--quiet").output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{what} by default: {}",
+            stderr(&o)
+        );
+        assert!(stderr(&o).starts_with("error: "), "{what}: {}", stderr(&o));
+        let o = plain_bin()
+            .args(&args)
+            .args(["--quiet", "--exit-codes", "classes", "--log-format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{what} by class: {}",
+            stderr(&o)
+        );
+        let last: serde_json::Value =
+            serde_json::from_str(stderr(&o).lines().last().unwrap()).unwrap();
+        assert_eq!(last["class"], class);
+        assert_eq!(last["exit_code"], code);
+        let o = plain_bin()
+            .args(&args)
+            .arg("--quiet")
+            .env("TOPICMAP_EXIT_CODES", "classes")
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{what} by class from the environment"
+        );
+    }
 }
 
 #[test]

@@ -15,7 +15,7 @@ fn outcome(o: &Output, tmp: &Path) -> String {
 }
 
 fn help(args: &[&str]) -> String {
-    let o = bin().args(args).output().unwrap();
+    let o = plain_bin().args(args).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     String::from_utf8(o.stdout).unwrap()
 }

@@ -29,6 +29,86 @@ pub struct Args {
     /// per line: stage, warning, info, done and error events, for schedulers and log collectors).
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Exit codes on error: simple (2 for every error) or classes (3 configuration, 4 data,
+    /// 5 output; see below). The JSON log names the class either way.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        env = "TOPICMAP_EXIT_CODES",
+        hide_env_values = true,
+        default_value_t = ExitCodes::Simple
+    )]
+    pub exit_codes: ExitCodes,
+}
+
+/// How errors map to exit codes (`--exit-codes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExitCodes {
+    // 2 for every error. (Plain comments: doc comments would turn `--help` into the long form.)
+    Simple,
+    // 3, 4 or 5 by the error's class.
+    Classes,
+}
+
+/// What kind of error ended a command: what to fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// A usage error or anything not below.
+    Other,
+    /// The pipeline file or a --set value.
+    Configuration,
+    /// An input or model file, or data that does not fit the settings.
+    Data,
+    /// The report folder cannot be written.
+    Output,
+}
+
+impl ErrorClass {
+    /// The class of an error: the first cause in the chain that belongs to one decides.
+    pub fn of(err: &anyhow::Error) -> ErrorClass {
+        use crate::pipeline::PipelineError as P;
+        for cause in err.chain() {
+            if cause.is::<crate::config::ConfigError>() {
+                return ErrorClass::Configuration;
+            }
+            if cause.is::<crate::output::OutputError>()
+                || cause.is::<crate::present::PresentError>()
+            {
+                return ErrorClass::Output;
+            }
+            if let Some(p) = cause.downcast_ref::<P>() {
+                return match p {
+                    P::Output(_) | P::Present(_) | P::Export(_) => ErrorClass::Output,
+                    _ => ErrorClass::Data,
+                };
+            }
+            if cause.is::<crate::ingest::IngestError>() || cause.is::<crate::model::ModelError>() {
+                return ErrorClass::Data;
+            }
+        }
+        ErrorClass::Other
+    }
+
+    /// The class as the JSON log names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorClass::Other => "other",
+            ErrorClass::Configuration => "configuration",
+            ErrorClass::Data => "data",
+            ErrorClass::Output => "output",
+        }
+    }
+
+    /// The exit code (see [`EXIT_CODES`]).
+    pub fn exit_code(self, codes: ExitCodes) -> u8 {
+        match (codes, self) {
+            (ExitCodes::Simple, _) | (_, ErrorClass::Other) => 2,
+            (ExitCodes::Classes, ErrorClass::Configuration) => 3,
+            (ExitCodes::Classes, ErrorClass::Data) => 4,
+            (ExitCodes::Classes, ErrorClass::Output) => 5,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -186,35 +266,14 @@ pub struct CheckArgs {
 pub const EXIT_CODES: &str = "\
 Exit codes:
   0  success (also when stdout is a closed pipe)
+  2  error (any class, by default)
+With --exit-codes classes (or TOPICMAP_EXIT_CODES=classes), for schedulers:
   2  usage error, or any error not below
   3  configuration error: the pipeline file or a --set value (fix the settings)
   4  data error: an input or model file is missing, unreadable or malformed, or the data does
      not fit the settings (k or min-df larger than the corpus, every document empty)
-  5  output error: the report folder cannot be written, or another run holds its lock";
-
-/// The exit code for an error (see [`EXIT_CODES`]): the first cause in the chain that belongs
-/// to a class decides.
-pub fn exit_code(err: &anyhow::Error) -> u8 {
-    use crate::pipeline::PipelineError as P;
-    for cause in err.chain() {
-        if cause.is::<crate::config::ConfigError>() {
-            return 3;
-        }
-        if cause.is::<crate::output::OutputError>() || cause.is::<crate::present::PresentError>() {
-            return 5;
-        }
-        if let Some(p) = cause.downcast_ref::<P>() {
-            return match p {
-                P::Output(_) | P::Present(_) | P::Export(_) => 5,
-                _ => 4,
-            };
-        }
-        if cause.is::<crate::ingest::IngestError>() || cause.is::<crate::model::ModelError>() {
-            return 4;
-        }
-    }
-    2
-}
+  5  output error: the report folder cannot be written, or another run holds its lock
+With --log-format json the error event names the class either way.";
 
 /// Runs the parsed command.
 pub fn dispatch(args: Args) -> anyhow::Result<()> {

@@ -5,8 +5,19 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The binary, reporting errors by class (exit 3 configuration, 4 data, 5 output) so tests
+/// can tell the classes apart; `plain_bin` keeps the default (2 for every error).
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_topicmap"))
+    let mut c = plain_bin();
+    c.env("TOPICMAP_EXIT_CODES", "classes");
+    c
+}
+
+/// The binary with the default exit codes (the environment's TOPICMAP_EXIT_CODES removed).
+pub fn plain_bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_topicmap"));
+    c.env_remove("TOPICMAP_EXIT_CODES");
+    c
 }
 
 pub fn repo() -> PathBuf {
