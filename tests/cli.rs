@@ -182,18 +182,20 @@ fn labelled_tables_in_every_format_give_metrics() {
     }
 }
 
+/// Column `i` of the fixture's rows (header first) as a polars string column called `name`.
+fn text_column(rows: &[Vec<String>], i: usize, name: &str) -> polars::prelude::Column {
+    polars::prelude::Column::new(
+        name.into(),
+        rows[1..].iter().map(|r| r[i].clone()).collect::<Vec<_>>(),
+    )
+}
+
 #[test]
 fn parquet_input_is_read_through_polars() {
     use polars::prelude::*;
     let tmp = tempfile::tempdir().unwrap();
-    let text = fs::read_to_string(fixture("papers.csv")).unwrap();
-    let rows = parse_csv(&text);
-    let col = |i: usize, name: &str| {
-        Column::new(
-            name.into(),
-            rows[1..].iter().map(|r| r[i].clone()).collect::<Vec<_>>(),
-        )
-    };
+    let rows = parse_csv(&fs::read_to_string(fixture("papers.csv")).unwrap());
+    let col = |i: usize, name: &str| text_column(&rows, i, name);
     let years: Vec<i64> = rows[1..].iter().map(|r| r[1].parse().unwrap()).collect();
     let mut df = DataFrame::new(
         rows.len() - 1,
@@ -227,14 +229,8 @@ fn parquet_input_is_read_through_polars() {
 fn parquet_date_and_timestamp_columns_are_dates() {
     use polars::prelude::*;
     let tmp = tempfile::tempdir().unwrap();
-    let text = fs::read_to_string(fixture("papers.csv")).unwrap();
-    let rows = parse_csv(&text);
-    let col = |i: usize, name: &str| {
-        Column::new(
-            name.into(),
-            rows[1..].iter().map(|r| r[i].clone()).collect::<Vec<_>>(),
-        )
-    };
+    let rows = parse_csv(&fs::read_to_string(fixture("papers.csv")).unwrap());
+    let col = |i: usize, name: &str| text_column(&rows, i, name);
     // Days since 1970-01-01 of 15 March of each row's year (Parquet DATE, as OpenAlex has).
     let days: Vec<i32> = rows[1..]
         .iter()

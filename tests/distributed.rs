@@ -159,12 +159,6 @@ fn summed_units(rows: &DataFrame) -> Vec<(i64, i64, i64)> {
     sums.into_iter().map(|((t, f), u)| (t, f, u)).collect()
 }
 
-fn parquet(path: &Path) -> DataFrame {
-    ParquetReader::new(fs::File::open(path).unwrap())
-        .finish()
-        .unwrap()
-}
-
 #[test]
 fn a_broken_row_in_a_partition_is_skipped_and_listed_or_stops_the_run() {
     let tmp = tempfile::tempdir().unwrap();

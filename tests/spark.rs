@@ -82,12 +82,6 @@ fn shards(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn parquet(path: &Path) -> DataFrame {
-    ParquetReader::new(fs::File::open(path).unwrap())
-        .finish()
-        .unwrap()
-}
-
 /// A Parquet folder as Spark writes it (part files) in one frame.
 fn parquet_dir(dir: &Path) -> DataFrame {
     let mut parts: Vec<PathBuf> = walk(dir)

@@ -190,3 +190,11 @@ pub fn synthetic(dir: &Path, n: usize, files: usize) -> Vec<PathBuf> {
         })
         .collect()
 }
+
+/// A Parquet file as a polars frame.
+pub fn parquet(path: &Path) -> polars::prelude::DataFrame {
+    use polars::prelude::SerReader;
+    polars::prelude::ParquetReader::new(fs::File::open(path).unwrap())
+        .finish()
+        .unwrap()
+}
