@@ -11,11 +11,15 @@
 
 Topic ids live in the model, so they are the same on every executor and in the report.
 
-Usage (PySpark 4.x, Java 17; PYSPARK_PYTHON must be a Python with pyarrow):
+Usage (PySpark 4.x, Java 17; PYSPARK_PYTHON must be a Python with pyarrow and pandas):
 
     python3 distributed/spark/topicmap_spark.py \\
         --pipeline pipelines/arxiv-2025.toml --input 'shards/*.parquet' --out /tmp/spark-run \\
         --binary target/release/topicmap --master 'local[2]'
+
+or on a cluster, `spark-submit --master yarn distributed/spark/topicmap_spark.py ...` (the
+binary is shipped to the executors, so it must run on them: same OS and CPU family; --out
+and the pipeline's report are on the driver's file system).
 
 The pipeline file gives the columns (its first [[input]]: text, id, time, label), the
 period (`[trends] period`), the sample size (`[cluster] fit-sample`, default 200,000) and
@@ -58,7 +62,7 @@ def parse_args(argv):
     p.add_argument("--out", required=True, help="the folder to write into (created)")
     p.add_argument("--binary", default="target/release/topicmap", help="the topicmap binary")
     p.add_argument("--model", help="assign with this report folder's model.json instead of fitting")
-    p.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
+    p.add_argument("--master", help="Spark master (default: spark-submit's --master, else local[2])")
     p.add_argument("--format", choices=["parquet", "csv"], help="input format (default: from the extension)")
     p.add_argument("--sample", type=int, help="documents to fit on (default: [cluster] fit-sample, else 200,000)")
     return p.parse_args(argv)
@@ -199,19 +203,27 @@ def main(argv=None):
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
 
-    # Bind to the loopback address unless told otherwise: no network lookups, no open ports.
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession, Window
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    spark = (SparkSession.builder.master(args.master).appName("topicmap")
-             .config("spark.driver.bindAddress", "127.0.0.1")
-             .config("spark.driver.host", "127.0.0.1")
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "8")
-             .getOrCreate())
+    # Under spark-submit (which hands the driver a gateway), its --master stands; run directly,
+    # local[2].
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ
+    master = args.master or (None if submitted else "local[2]")
+    builder = (SparkSession.builder.appName("topicmap")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "8"))
+    if master:
+        builder = builder.master(master)
+    if master and master.startswith("local"):
+        # One machine: bind to the loopback address (no network lookups, no open ports). On a
+        # cluster the executors must reach the driver, so Spark's own settings stand.
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        builder = (builder.config("spark.driver.bindAddress", "127.0.0.1")
+                   .config("spark.driver.host", "127.0.0.1"))
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("FATAL")  # task failures are shown as topicmap words them
     fmt = args.format or ("csv" if args.input.endswith(".csv") else "parquet")
     if fmt == "csv":
