@@ -409,10 +409,9 @@ fn a_streaming_run_assigns_every_document_and_reports_from_all_of_them() {
             "{f}"
         );
     }
-    assert_eq!(
-        fs::read(out("s1").join("documents.csv")).unwrap().len() > 0,
-        true
-    );
+    assert!(!fs::read(out("s1").join("documents.csv"))
+        .unwrap()
+        .is_empty());
 }
 
 #[test]

@@ -111,6 +111,8 @@ impl ErrorClass {
     }
 }
 
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a pipeline file and write its report.

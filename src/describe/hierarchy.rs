@@ -89,9 +89,8 @@ pub fn build(
     let mut next = first_merge_id;
     while open.len() > 1 {
         let mut best: Option<(f64, usize, usize)> = None;
-        for i in 0..open.len() {
-            for j in i + 1..open.len() {
-                let d = dist[i][j];
+        for (i, row) in dist.iter().enumerate().take(open.len()) {
+            for (j, &d) in row.iter().enumerate().take(open.len()).skip(i + 1) {
                 if best.is_none_or(|(bd, _, _)| d < bd - 1e-12) {
                     best = Some((d, i, j));
                 }

@@ -438,9 +438,9 @@ fn hierarchy(
                 }
             })
             .collect();
-        write!(
+        writeln!(
             out,
-            "<tr><td dir=\"auto\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2}</td></tr>\n",
+            "<tr><td dir=\"auto\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2}</td></tr>",
             Html(&m.label),
             topics.join("; "),
             m.size,
