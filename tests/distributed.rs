@@ -318,7 +318,7 @@ fn a_streaming_run_assigns_every_document_and_reports_from_all_of_them() {
     fs::create_dir_all(&data).unwrap();
     synthetic(&data, 3000, 3);
     let body = format!(
-        "name = \"stream\"\ntitle = \"Streamed\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\nlabel = \"label\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\nfit-sample = 1000\n",
+        "name = \"stream\"\ntitle = \"Streamed\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\nlabel = \"label\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\nfit-sample = 1000\n[output]\nworkbook-documents = 1000\n",
         data.join("part-*.csv").display().to_string()
     );
     let p = pipeline(tmp.path(), "stream.toml", &body);
@@ -363,6 +363,27 @@ fn a_streaming_run_assigns_every_document_and_reports_from_all_of_them() {
         serde_json::from_str(&fs::read_to_string(out("s1").join("metrics.json")).unwrap()).unwrap();
     assert_eq!(metrics["documents"], 3000);
     assert!(metrics["v_measure"].as_f64().unwrap() > 0.9, "{metrics}");
+
+    // The workbook's Documents sheet holds the first rows of documents.csv, as a normal run's.
+    use calamine::{open_workbook, Reader, Xlsx};
+    let mut wb: Xlsx<_> = open_workbook(out("s1").join("report.xlsx")).unwrap();
+    let sheet = wb.worksheet_range("Documents").expect("a Documents sheet");
+    let rows: Vec<Vec<String>> = sheet
+        .rows()
+        .map(|r| r.iter().map(|c| c.to_string()).collect())
+        .collect();
+    assert_eq!(rows[0], h, "the documents.csv columns");
+    assert_eq!(
+        rows.len(),
+        1001,
+        "the first 1,000 (output.workbook-documents)"
+    );
+    let first: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(first, column(&h, &docs, "doc_id")[..1000]);
+    assert!(
+        log.contains("report.xlsx holds the first 1000 of 3000 documents"),
+        "{log}"
+    );
 
     // The same inputs and seed: the same report.
     let o = run(&[
@@ -428,7 +449,7 @@ fn a_broken_row_deep_in_a_streamed_file_is_named_by_file_and_row() {
     )
     .unwrap();
     let body = format!(
-        "name = \"stream\"\n[[input]]\npath = {:?}\nid = \"id\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\nfit-sample = 1000\n",
+        "name = \"stream\"\n[[input]]\npath = {:?}\nid = \"id\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\nfit-sample = 1000\n[output]\nworkbook-documents = 1000\n",
         data.join("part-*.csv").display().to_string()
     );
     let p = pipeline(tmp.path(), "stream.toml", &body);

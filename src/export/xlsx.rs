@@ -50,8 +50,11 @@ pub struct About {
 #[derive(Debug)]
 pub struct WorkbookTables<'a> {
     pub topics: &'a DataFrame,
-    /// None for a report built from summed counts (no document is at hand).
+    /// The documents table, or its first rows; None for a report built from summed counts
+    /// alone (no document is at hand).
     pub documents: Option<&'a DataFrame>,
+    /// The rows of the whole documents table (`documents` may hold only the first).
+    pub documents_total: usize,
     pub terms: &'a DataFrame,
     /// Period x topic shares (see `tables::trends_wide`).
     pub trends_wide: &'a DataFrame,
@@ -180,7 +183,13 @@ pub fn write(path: &Path, t: &WorkbookTables<'_>) -> Result<(), XlsxError> {
     }
 
     let ws = wb.add_worksheet().set_name("About")?;
-    write_about(ws, t.about, &styles, t.documents.map(|d| d.height()), shown)?;
+    write_about(
+        ws,
+        t.about,
+        &styles,
+        t.documents.map(|_| t.documents_total),
+        shown,
+    )?;
 
     wb.save(path)
 }
@@ -390,7 +399,7 @@ fn write_about(
         rows.push((
             "documents sheet".into(),
             AboutValue::Text(
-                "none: this report was built from counts summed over the documents; documents.csv beside it (a streaming run) or the engine's output lists them".into(),
+                "none: this report was built from counts summed over the documents; the engine's output (or assign's documents.csv) lists them".into(),
             ),
         ));
     }

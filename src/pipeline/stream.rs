@@ -20,6 +20,7 @@ use crate::describe::aggregate::Aggregates;
 use crate::export::{self, csv::CsvAppender, tables, OutputFormat};
 use crate::ingest::stream::{self, StreamOptions};
 use crate::ingest::{Corpus, Renamed, SourceFile};
+use crate::present::{DocumentsHead, Scope};
 use crate::progress::{thousands, Progress};
 use polars::prelude::*;
 use std::path::{Path, PathBuf};
@@ -116,11 +117,20 @@ pub fn run(
     for line in prepare::skipped_summary(&analysis.corpus.skipped) {
         progress.warn(&line);
     }
-    progress.stage(
+    let formats = &settings.output.formats;
+    let head = if formats.contains(&OutputFormat::Xlsx) {
+        settings.output.workbook_documents
+    } else {
+        0
+    };
+    let written = progress.stage(
         "documents",
-        |_| write_documents(&dir, &parts, &analysis.summary, &settings.output.formats),
-        |n: &usize| format!("documents.csv, {} rows", thousands(*n)),
+        |_| write_documents(&dir, &parts, &analysis.summary, formats, head),
+        |h: &DocumentsHead| format!("documents.csv, {} rows", thousands(h.total)),
     )?;
+    if let Scope::Summed { documents, .. } = &mut analysis.scope {
+        *documents = Some(written);
+    }
     std::fs::remove_dir_all(&parts_dir).map_err(|source| export::ExportError::Io {
         path: parts_dir.clone(),
         source,
@@ -278,13 +288,15 @@ fn note(bar: &indicatif::ProgressBar, quiet: bool, line: &str) {
 }
 
 /// Writes `documents.csv` (and `documents.parquet` when asked) from the part files, with each
-/// topic's label from `summary`, and returns the rows written.
+/// topic's label from `summary`, and returns the rows written with the first `head` of them
+/// (for the workbook).
 fn write_documents(
     dir: &Path,
     parts: &[PathBuf],
     summary: &crate::describe::TopicSummary,
     formats: &[OutputFormat],
-) -> Result<usize, PipelineError> {
+    head: usize,
+) -> Result<DocumentsHead, PipelineError> {
     let label_of: std::collections::HashMap<u32, &str> = summary
         .topics
         .iter()
@@ -303,6 +315,7 @@ fn write_documents(
         .map_err(err(&csv_path))?;
     let mut parquet: Option<polars::io::parquet::write::BatchedWriter<std::fs::File>> = None;
     let mut rows = 0;
+    let mut first: Option<DataFrame> = None;
     for part in parts {
         let read = || -> PolarsResult<DataFrame> {
             let file = std::fs::File::open(part)?;
@@ -319,6 +332,16 @@ fn write_documents(
         df.insert_column(4, tables::text("topic_label", labels))
             .map_err(err(part))?;
         rows += df.height();
+        let have = first.as_ref().map_or(0, DataFrame::height);
+        if have < head {
+            let more = df.slice(0, head - have);
+            match &mut first {
+                Some(f) => {
+                    f.vstack_mut(&more).map_err(err(part))?;
+                }
+                None => first = Some(more),
+            }
+        }
         if let Some(c) = &mut csv {
             c.append(&df).map_err(err(&csv_path))?;
         }
@@ -351,7 +374,10 @@ fn write_documents(
     if let Some(w) = parquet {
         w.finish().map_err(err(&parquet_path))?;
     }
-    Ok(rows)
+    Ok(DocumentsHead {
+        first: first.unwrap_or_default(),
+        total: rows,
+    })
 }
 
 impl Placer {

@@ -171,6 +171,7 @@ pub fn analysis(
     Ok(Analysis {
         scope: Scope::Summed {
             model: Box::new(model),
+            documents: None,
         },
         corpus,
         vocabulary: tfidf.features().len(),

@@ -65,10 +65,9 @@ pub fn write_all(
             let chart_topics = a.trends.most_moving(settings.trends.top);
             let t = &t;
             let max = settings.output.workbook_documents;
-            if a.per_document() && a.corpus.len() > max {
+            if let Some(total) = a.documents_listed().filter(|&n| n > max) {
                 let note = format!(
-                    "report.xlsx holds the first {max} of {} documents (output.workbook-documents); documents.csv has all",
-                    a.corpus.len()
+                    "report.xlsx holds the first {max} of {total} documents (output.workbook-documents); documents.csv has all"
                 );
                 progress.warn(&note);
                 warnings.push(note);
@@ -145,7 +144,17 @@ pub enum Scope {
     /// a document map; `model.json` is this model as it is.
     Summed {
         model: Box<crate::model::SavedModel>,
+        /// The first rows of the documents table, when the documents were written beside
+        /// the report (a streaming run): what the workbook's Documents sheet shows.
+        documents: Option<DocumentsHead>,
     },
+}
+
+/// The first rows of a documents table written elsewhere, and how many rows it has in all.
+#[derive(Debug)]
+pub struct DocumentsHead {
+    pub first: polars::prelude::DataFrame,
+    pub total: usize,
 }
 
 /// Everything the analysis stages found: the one value the presentation reads.
@@ -187,6 +196,14 @@ impl Analysis {
     /// Whether every document is here (see [`Scope`]).
     pub fn per_document(&self) -> bool {
         matches!(self.scope, Scope::Documents)
+    }
+
+    /// How many documents the documents table has, when it is here or its first rows are.
+    pub fn documents_listed(&self) -> Option<usize> {
+        match &self.scope {
+            Scope::Documents => Some(self.corpus.len()),
+            Scope::Summed { documents, .. } => documents.as_ref().map(|h| h.total),
+        }
     }
 }
 

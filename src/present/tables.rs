@@ -88,11 +88,17 @@ pub fn write_workbook(
     dir: &Path,
 ) -> Result<(), PresentError> {
     let trends_wide = tables::trends_wide(&a.summary, &a.trends);
+    let documents = match (&t.documents, &a.scope) {
+        (Some(d), _) => Some(d),
+        (None, super::Scope::Summed { documents, .. }) => documents.as_ref().map(|h| &h.first),
+        (None, super::Scope::Documents) => None,
+    };
     export::xlsx_file(
         dir,
         &xlsx::WorkbookTables {
             topics: &t.topics,
-            documents: t.documents.as_ref(),
+            documents,
+            documents_total: a.documents_listed().unwrap_or(0),
             terms: &t.terms,
             trends_wide: &trends_wide,
             drift: t.drift.as_ref(),
@@ -106,7 +112,7 @@ pub fn write_workbook(
 
 /// Writes `model.json` (see [`crate::model`]).
 pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), PresentError> {
-    if let super::Scope::Summed { model } = &a.scope {
+    if let super::Scope::Summed { model, .. } = &a.scope {
         export::write_json_compact(&dir.join(model::FILE), model)?;
         return Ok(());
     }
