@@ -42,15 +42,21 @@ def resolve_arg_path(p):
     return (ROOT / p).resolve()
 
 
-def read_first_input(path):
-    """The pipeline's config, its inputs, and its first input as a dict the peer can mirror:
-    name, csv, text, label, only_labels, k."""
+def pipeline_inputs(path):
+    """A pipeline file's config and its [[input]] tables (at least one, else the script stops)."""
     need_file(path, "pipeline file")
     with open(path, "rb") as f:
         cfg = tomllib.load(f)
     inputs = cfg.get("input") or []
     if not inputs:
         die(f"{path} has no [[input]]")
+    return cfg, inputs
+
+
+def read_first_input(path):
+    """The pipeline's config, its inputs, and its first input as a dict the peer can mirror:
+    name, csv, text, label, only_labels, k."""
+    cfg, inputs = pipeline_inputs(path)
     inp = inputs[0]
     if inp.get("format", "csv") not in ("csv", "table"):
         die(f"the first input of {path.name} is format {inp.get('format')!r}; only CSV inputs can be mirrored")

@@ -54,10 +54,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
-from benchlib import DEFAULT_BINARY, SHARED, die, log, need_file, resolve_arg_path
+from benchlib import DEFAULT_BINARY, SHARED, die, log, need_file, pipeline_inputs, resolve_arg_path
 
 try:
     from gensim.corpora import Dictionary
@@ -112,12 +111,7 @@ def parse_pipeline_arg(arg):
 
 def read_input_spec(path):
     """The first [[input]] of a pipeline file, as this script mirrors it."""
-    need_file(path, "pipeline file")
-    with open(path, "rb") as f:
-        cfg = tomllib.load(f)
-    inputs = cfg.get("input") or []
-    if not inputs:
-        die(f"{path} has no [[input]]")
+    cfg, inputs = pipeline_inputs(path)
     if len(inputs) > 1:
         log(f"  note: {path.name} has {len(inputs)} inputs; only the first is read for df and NPMI")
     inp = inputs[0]

@@ -245,22 +245,27 @@ fn a_report_from_aggregates_has_every_document_and_refuses_another_models_sums()
     args.extend(["--aggregates", "--out", agg.to_str().unwrap()]);
     let o = run(&args);
     assert!(o.status.success(), "{}", stderr(&o));
-    let report = |out: &Path| {
-        let o = run(&[
+    let report = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
             "report",
             p.to_str().unwrap(),
             "--model",
             fit.to_str().unwrap(),
+        ];
+        let sums = agg.join("aggregates");
+        args.extend([
             "--aggregates",
-            agg.join("aggregates").to_str().unwrap(),
+            sums.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
         ]);
+        args.extend(extra);
+        let o = run(&args);
         assert!(o.status.success(), "{}", stderr(&o));
     };
     let (r1, r2) = (tmp.path().join("r1"), tmp.path().join("r2"));
-    report(&r1);
-    report(&r2);
+    report(&r1, &[]);
+    report(&r2, &[]);
     same_reports(&r1, &r2);
     // The fit's own sizes and labels (single words: the fixture's topics are clear).
     let (h, rows) = read_csv(&r1.join("topics.csv"));
@@ -283,6 +288,18 @@ fn a_report_from_aggregates_has_every_document_and_refuses_another_models_sums()
         serde_json::from_str(&fs::read_to_string(r1.join("metrics.json")).unwrap()).unwrap();
     assert_eq!(metrics["documents"], 18);
     assert_eq!(metrics["v_measure"], 1.0);
+
+    // A coarser report from the same sums: two topics merged along the tree, every document
+    // still counted.
+    let coarse = tmp.path().join("coarse");
+    report(&coarse, &["--set", "describe.merge-to=2"]);
+    let (h, rows) = read_csv(&coarse.join("topics.csv"));
+    assert_eq!(rows.len(), 2);
+    let sizes: usize = column(&h, &rows, "size")
+        .iter()
+        .map(|s| s.parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(sizes, 18);
 
     // Sums made with another model are refused.
     let other = tmp.path().join("other");

@@ -19,10 +19,11 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
     let Some(period) = PeriodUnit::from_name(&args.period) else {
         bail!("--period {:?} must be year, quarter or month", args.period)
     };
-    let on_bad = match args.on_bad_document.as_str() {
-        "skip" => OnBadDocument::Skip,
-        "fail" => OnBadDocument::Fail,
-        other => bail!("--on-bad-document {other:?} must be skip or fail"),
+    let Some(on_bad) = OnBadDocument::from_name(&args.on_bad_document) else {
+        bail!(
+            "--on-bad-document {:?} must be skip or fail",
+            args.on_bad_document
+        )
     };
     let spec = |p: &Path| InputSpec {
         format,

@@ -629,7 +629,8 @@ pub fn nearest_with_runner_up(
     x: ArrayView2<f32>,
 ) -> (Vec<usize>, Vec<f32>, Vec<f32>) {
     let norms: Array1<f32> = centroids.rows().into_iter().map(|c| c.dot(&c)).collect();
-    x.axis_chunks_iter(Axis(0), 1024)
+    let (topics, (best, second)): (Vec<usize>, (Vec<f32>, Vec<f32>)) = x
+        .axis_chunks_iter(Axis(0), 1024)
         .into_par_iter()
         .flat_map_iter(|block| {
             let dots = block.dot(&centroids.t());
@@ -656,24 +657,9 @@ pub fn nearest_with_runner_up(
                 })
                 .collect::<Vec<_>>()
         })
-        .fold(
-            || (Vec::new(), Vec::new(), Vec::new()),
-            |mut acc, (t, b, s)| {
-                acc.0.push(t);
-                acc.1.push(b);
-                acc.2.push(s);
-                acc
-            },
-        )
-        .reduce(
-            || (Vec::new(), Vec::new(), Vec::new()),
-            |mut a, b| {
-                a.0.extend(b.0);
-                a.1.extend(b.1);
-                a.2.extend(b.2);
-                a
-            },
-        )
+        .map(|(t, b, s)| (t, (b, s)))
+        .unzip();
+    (topics, best, second)
 }
 
 #[cfg(test)]

@@ -103,7 +103,7 @@ pub fn assign_with_runner_up(
     // Feature-major copy, so one nonzero touches k contiguous weights.
     let by_feature = centroids.t().as_standard_layout().into_owned();
     let by_feature = by_feature.as_slice().expect("standard layout");
-    (0..x.n_rows())
+    let (topics, (best, second)): (Vec<usize>, (Vec<f32>, Vec<f32>)) = (0..x.n_rows())
         .into_par_iter()
         .with_min_len(256)
         .map_init(
@@ -135,24 +135,9 @@ pub fn assign_with_runner_up(
                 (best.0, scale(best.1), scale(second))
             },
         )
-        .fold(
-            || (Vec::new(), Vec::new(), Vec::new()),
-            |mut acc, (t, b, s)| {
-                acc.0.push(t);
-                acc.1.push(b);
-                acc.2.push(s);
-                acc
-            },
-        )
-        .reduce(
-            || (Vec::new(), Vec::new(), Vec::new()),
-            |mut a, b| {
-                a.0.extend(b.0);
-                a.1.extend(b.1);
-                a.2.extend(b.2);
-                a
-            },
-        )
+        .map(|(t, b, s)| (t, (b, s)))
+        .unzip();
+    (topics, best, second)
 }
 
 #[cfg(test)]

@@ -63,14 +63,8 @@ pub struct Assigned<'a> {
     pub features: &'a [(u32, u32)],
 }
 
-/// `1000 (1 + ln count)`, rounded: a document's weight units for a term it holds `count` times.
-pub fn units(count: u32) -> u64 {
-    if count == 0 {
-        0
-    } else {
-        (1000.0 * (1.0 + (count as f64).ln())).round() as u64
-    }
-}
+/// A document's weight units for a term it holds `count` times (as [`ctfidf::weight_units`]).
+pub use ctfidf::weight_units as units;
 
 impl Aggregates {
     /// Empty sums for topics `ids` over `n_features` features, keeping `keep` representatives.
@@ -147,65 +141,20 @@ impl Aggregates {
     pub fn would_keep(&self, topic: usize, distance: f32, doc_id: &str) -> bool {
         let reps = &self.representatives[topic];
         reps.len() < self.keep
-            || reps.last().is_some_and(|last| {
-                distance
-                    .total_cmp(&last.distance)
-                    .then_with(|| doc_id.cmp(&last.doc_id))
-                    == std::cmp::Ordering::Less
-            })
+            || reps
+                .last()
+                .is_some_and(|last| closer((distance, doc_id), (last.distance, &last.doc_id)))
     }
 
     /// Keeps `r` if it is among the topic's `keep` closest documents.
     pub fn offer(&mut self, topic: usize, r: Representative) {
-        let keep = self.keep;
-        let reps = &mut self.representatives[topic];
-        let closer = |a: &Representative, b: &Representative| {
-            a.distance
-                .total_cmp(&b.distance)
-                .then_with(|| a.doc_id.cmp(&b.doc_id))
-        };
-        if reps.len() == keep
-            && reps
-                .last()
-                .is_some_and(|last| closer(&r, last) != std::cmp::Ordering::Less)
-        {
+        if !self.would_keep(topic, r.distance, &r.doc_id) {
             return;
         }
-        let at = reps.partition_point(|x| closer(x, &r) == std::cmp::Ordering::Less);
+        let reps = &mut self.representatives[topic];
+        let at = reps.partition_point(|x| closer((x.distance, &x.doc_id), (r.distance, &r.doc_id)));
         reps.insert(at, r);
-        reps.truncate(keep);
-    }
-
-    /// Adds `other`'s sums (same topics and features) to these.
-    pub fn merge(&mut self, other: Aggregates) {
-        let k = self.k();
-        for (p, c) in other.counts {
-            let mine = self.counts.entry(p).or_insert_with(|| vec![[0, 0]; k]);
-            for (a, b) in mine.iter_mut().zip(c) {
-                a[0] += b[0];
-                a[1] += b[1];
-            }
-        }
-        for (a, b) in self.units.iter_mut().zip(other.units) {
-            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-        }
-        for (a, b) in self.docs.iter_mut().zip(other.docs) {
-            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-        }
-        for (l, c) in other.labels {
-            let mine = self.labels.entry(l).or_insert_with(|| vec![0; k]);
-            mine.iter_mut().zip(c).for_each(|(x, y)| *x += y);
-        }
-        for (t, reps) in other.representatives.into_iter().enumerate() {
-            for r in reps {
-                self.offer(t, r);
-            }
-        }
-        for (s, n) in other.sources {
-            *self.sources.entry(s).or_insert(0) += n;
-        }
-        self.skipped.extend(other.skipped);
-        self.skipped.sort();
+        reps.truncate(self.keep);
     }
 
     /// Records a document left out.
@@ -221,21 +170,20 @@ impl Aggregates {
 
     /// Documents of each topic.
     pub fn sizes(&self) -> Vec<usize> {
-        let mut s = vec![0usize; self.k()];
-        for c in self.counts.values() {
-            for (t, x) in c.iter().enumerate() {
-                s[t] += x[0] as usize;
-            }
-        }
-        s
+        self.per_topic(0)
     }
 
     /// Outliers of each topic.
     pub fn outliers(&self) -> Vec<usize> {
+        self.per_topic(1)
+    }
+
+    /// Column `j` of the counts (0 documents, 1 outliers), summed over the periods.
+    fn per_topic(&self, j: usize) -> Vec<usize> {
         let mut s = vec![0usize; self.k()];
         for c in self.counts.values() {
             for (t, x) in c.iter().enumerate() {
-                s[t] += x[1] as usize;
+                s[t] += x[j] as usize;
             }
         }
         s
@@ -245,6 +193,11 @@ impl Aggregates {
     pub fn documents(&self) -> usize {
         self.sizes().iter().sum()
     }
+}
+
+/// Whether a document at (distance, id) comes before another: closer, ties by id.
+fn closer(a: (f32, &str), b: (f32, &str)) -> bool {
+    a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)) == std::cmp::Ordering::Less
 }
 
 /// Describes the topics from the sums alone, as [`super::describe`] does from documents: the
@@ -381,7 +334,7 @@ mod tests {
     }
 
     #[test]
-    fn chunks_merge_into_the_same_sums_in_any_order() {
+    fn the_sums_do_not_depend_on_the_order_documents_come_in() {
         let f = [(0u32, 2u32), (2, 1)];
         let docs = [
             doc(0, "a", 0.3, &f),
@@ -391,12 +344,9 @@ mod tests {
         ];
         let mut whole = Aggregates::new(vec![7, 9], 3, 2);
         docs.iter().for_each(|d| whole.add(*d));
-        let mut left = Aggregates::new(vec![7, 9], 3, 2);
-        let mut right = Aggregates::new(vec![7, 9], 3, 2);
-        docs[..2].iter().for_each(|d| left.add(*d));
-        docs[2..].iter().for_each(|d| right.add(*d));
-        right.merge(left);
-        assert_eq!(right, whole);
+        let mut reversed = Aggregates::new(vec![7, 9], 3, 2);
+        docs.iter().rev().for_each(|d| reversed.add(*d));
+        assert_eq!(reversed, whole);
         assert_eq!(whole.sizes(), [3, 1]);
         assert_eq!(whole.outliers(), [0, 1]);
         assert_eq!(whole.units[0][0], 2 * units(2));

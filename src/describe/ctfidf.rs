@@ -198,21 +198,7 @@ pub fn topic_terms(
     // integers, the same whatever the thread count: a few documents repeating a token hundreds
     // of times cannot outweigh the many that use a word once or twice), and the documents it
     // occurs in (for the spread rule).
-    let units: Vec<u64> = (0..=64u32)
-        .map(|c| {
-            if c == 0 {
-                0
-            } else {
-                (1000.0 * (1.0 + (c as f64).ln())).round() as u64
-            }
-        })
-        .collect();
-    let unit = |c: u32| -> u64 {
-        match units.get(c as usize) {
-            Some(&u) => u,
-            None => (1000.0 * (1.0 + (c as f64).ln())).round() as u64,
-        }
-    };
+    let unit = weight_units;
     struct Acc {
         raw: Vec<Vec<u32>>,
         sub: Vec<Vec<u64>>,
@@ -862,6 +848,26 @@ fn find_phrases(
         .collect()
 }
 
+/// `1000 (1 + ln count)`, rounded (0 for 0): the weight units a document adds to a term it holds
+/// `count` times, from a table for the small counts nearly every entry has. Sums of these are
+/// what c-TF-IDF ranks by, here and in summed reports ([`super::aggregate`]).
+pub fn weight_units(count: u32) -> u64 {
+    const SMALL: usize = 65;
+    fn exact(c: u32) -> u64 {
+        if c == 0 {
+            0
+        } else {
+            (1000.0 * (1.0 + (c as f64).ln())).round() as u64
+        }
+    }
+    static TABLE: std::sync::LazyLock<[u64; SMALL]> =
+        std::sync::LazyLock::new(|| std::array::from_fn(|c| exact(c as u32)));
+    TABLE
+        .get(count as usize)
+        .copied()
+        .unwrap_or_else(|| exact(count))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -891,6 +897,16 @@ mod tests {
             top: 3,
             phrases: false,
             ..TermRules::default()
+        }
+    }
+
+    #[test]
+    fn weight_units_are_a_thousand_times_one_plus_ln_count() {
+        assert_eq!(weight_units(0), 0);
+        assert_eq!(weight_units(1), 1000);
+        for c in 2..200u32 {
+            let want = (1000.0 * (1.0 + f64::from(c).ln())).round() as u64;
+            assert_eq!(weight_units(c), want, "count {c}");
         }
     }
 

@@ -241,10 +241,9 @@ pub fn read(
     let topic = t.int("topic_id")?;
     let (doc_id, title, snippet) = (t.text("doc_id")?, t.text("title")?, t.text("snippet")?);
     let distance = t.float("distance")?;
-    let mut reps = Aggregates::new(ids.to_vec(), 0, meta.representatives);
     for r in 0..t.height {
         let c = t.topic(&index, topic[r], r)?;
-        reps.offer(
+        agg.offer(
             c,
             Representative {
                 doc_id: doc_id[r].clone(),
@@ -254,7 +253,6 @@ pub fn read(
             },
         );
     }
-    agg.representatives = reps.representatives;
     let t = Table::open(dir, "labels")?;
     let (label, topic, docs) = (t.text("label")?, t.int("topic_id")?, t.int("documents")?);
     for r in 0..t.height {

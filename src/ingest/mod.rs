@@ -7,12 +7,14 @@
 //! sha256 are kept for `run.json`.
 
 pub mod csv_lint;
+mod ids;
 mod input;
 pub mod paper_list;
 pub mod stream;
 pub mod table;
 pub mod time;
 
+pub use ids::Ids;
 pub use input::{FilterSpec, InputFormat, InputSpec, OnBadDocument};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -168,8 +170,12 @@ pub enum DocProblem {
     EmptyText { columns: Vec<String> },
     #[error("empty time in column {column:?}")]
     EmptyTime { column: String },
-    #[error("duplicate id {id:?} (first seen in document {first})")]
-    DuplicateId { id: String, first: usize },
+    #[error("duplicate id {id:?} (first seen in {} row {first_row})", first_file.display())]
+    DuplicateId {
+        id: String,
+        first_file: PathBuf,
+        first_row: usize,
+    },
 }
 
 /// Ingest errors: each names the file, and the row and column where that applies.
@@ -255,9 +261,10 @@ pub enum IngestError {
 /// Reads every input, in order.
 pub fn ingest(inputs: &[InputSpec], on_bad: OnBadDocument) -> Result<Corpus, IngestError> {
     let mut corpus = Corpus::default();
+    let mut ids = Ids::default();
     for input in inputs {
         for (path, shown) in expand(input)? {
-            read_file(&mut corpus, input, path, shown, on_bad)?;
+            read_file(&mut corpus, input, path, shown, on_bad, Some(&mut ids))?;
         }
     }
     Ok(corpus)
@@ -271,13 +278,15 @@ pub fn format_of(input: &InputSpec, path: &Path) -> Result<InputFormat, IngestEr
     }
 }
 
-/// Reads one file of `input` (read at `path`, shown as `shown`) into `corpus`.
+/// Reads one file of `input` (read at `path`, shown as `shown`) into `corpus`, its ids made
+/// unique against `ids` (the read's ids so far) when given.
 pub fn read_file(
     corpus: &mut Corpus,
     input: &InputSpec,
     path: PathBuf,
     shown: PathBuf,
     on_bad: OnBadDocument,
+    ids: Option<&mut Ids>,
 ) -> Result<(), IngestError> {
     let format = format_of(input, &path)?;
     let before = corpus.documents.len();
@@ -325,7 +334,10 @@ pub fn read_file(
         (bytes, sha, None)
     };
     corpus.has_time |= input.time.is_some();
-    dedupe_ids(corpus, before, on_bad, &path, &shown)?;
+    if let Some(ids) = ids {
+        let docs = &mut corpus.documents[before..];
+        ids.dedupe(docs, &mut corpus.renamed, source, (&path, &shown), on_bad)?;
+    }
     corpus.has_label |= input.label.is_some();
     corpus.sources.push(SourceFile {
         path: shown,
@@ -403,6 +415,7 @@ pub fn ingest_arrow(
         }
     };
     let mut corpus = Corpus::default();
+    let mut ids = Ids::default();
     for (source_name, rows) in groups {
         let shown = PathBuf::from(&source_name);
         let part = if source_column.is_none() {
@@ -428,7 +441,8 @@ pub fn ingest_arrow(
             None,
         )?;
         corpus.documents.extend(docs);
-        dedupe_ids(&mut corpus, before, on_bad, &shown, &shown)?;
+        let docs = &mut corpus.documents[before..];
+        ids.dedupe(docs, &mut corpus.renamed, source, (&shown, &shown), on_bad)?;
         corpus.sources.push(SourceFile {
             path: shown.clone(),
             location: shown,
@@ -450,62 +464,6 @@ pub fn ingest_arrow(
     corpus.has_time = input.time.is_some();
     corpus.has_label = input.label.is_some();
     Ok(corpus)
-}
-
-/// Makes ids unique: a repeated id is an error in `fail` mode; in `skip` mode the later document
-/// keeps its text and gets `<id>~2`, `<id>~3`, ... with a note in the skipped list (nothing lost).
-fn dedupe_ids(
-    corpus: &mut Corpus,
-    from: usize,
-    on_bad: OnBadDocument,
-    path: &Path,
-    shown: &Path,
-) -> Result<(), IngestError> {
-    // Fast path: one pass over borrowed ids (repeats are rare; the renaming below clones).
-    let mut ids = rustc_hash::FxHashSet::default();
-    ids.reserve(corpus.documents.len());
-    if corpus.documents.iter().all(|d| ids.insert(d.id.as_str())) {
-        return Ok(());
-    }
-    drop(ids);
-    let mut seen: std::collections::HashMap<String, usize> = corpus.documents[..from]
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.id.clone(), i))
-        .collect();
-    for i in from..corpus.documents.len() {
-        let id = corpus.documents[i].id.clone();
-        if let Some(&first) = seen.get(&id) {
-            let row = i - from + 1;
-            if on_bad == OnBadDocument::Fail {
-                return Err(IngestError::BadDocument {
-                    path: path.to_path_buf(),
-                    row,
-                    reason: DocProblem::DuplicateId {
-                        id,
-                        first: first + 1,
-                    },
-                });
-            }
-            let mut n = 2;
-            let mut new = format!("{id}~{n}");
-            while seen.contains_key(&new) {
-                n += 1;
-                new = format!("{id}~{n}");
-            }
-            corpus.renamed.push(Renamed {
-                file: shown.to_path_buf(),
-                row,
-                id,
-                new_id: new.clone(),
-            });
-            corpus.documents[i].id = new.clone();
-            seen.insert(new, i);
-        } else {
-            seen.insert(id, i);
-        }
-    }
-    Ok(())
 }
 
 /// The files an input names, sorted, each with the path outputs show for it: the path as the

@@ -9,18 +9,16 @@
 //! as the bytes go by. Other formats (Parquet, JSON, paper lists) are read whole, one chunk per
 //! file: split a large one into several files.
 //!
-//! Repeated ids are renamed (or fail the run) across every chunk and file, as in a whole read;
-//! the ids seen are kept as 64-bit hashes (8 bytes per document).
+//! Repeated ids are renamed (or fail the run) across every chunk and file by [`Ids`], as in a
+//! whole read.
 
 use super::{
-    check_text, expand, format_of, lint, read_file, table, Corpus, DocProblem, Document,
-    IngestError, InputFormat, InputSpec, OnBadDocument, Renamed, SourceFile,
+    check_text, expand, format_of, lint, read_file, table, Corpus, Document, Ids, IngestError,
+    InputFormat, InputSpec, OnBadDocument, SourceFile,
 };
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// How the inputs are streamed.
 #[derive(Debug, Clone, Copy)]
@@ -118,19 +116,19 @@ fn read_all(
                         .map(|s| move |row: usize| s(source_index, row)),
                     |mut chunk: Corpus| {
                         if opts.dedupe {
-                            ids.dedupe(&mut chunk, source_index, opts.on_bad)?;
+                            dedupe(&mut ids, &mut chunk, source_index, opts.on_bad)?;
                         }
                         f(source_index, chunk)
                     },
                 )?,
                 _ => {
                     let mut chunk = Corpus::default();
-                    read_file(&mut chunk, input, path, shown, opts.on_bad)?;
+                    read_file(&mut chunk, input, path, shown, opts.on_bad, None)?;
                     if let Some(s) = select.as_deref_mut() {
                         chunk.documents.retain(|d| s(source_index, d.row));
                     }
                     if opts.dedupe {
-                        ids.dedupe(&mut chunk, source_index, opts.on_bad)?;
+                        dedupe(&mut ids, &mut chunk, source_index, opts.on_bad)?;
                     }
                     let source = chunk.sources[0].clone();
                     f(source_index, chunk)?;
@@ -209,6 +207,18 @@ pub fn sample(
         has_label,
     };
     Ok((corpus, seen.into_inner()))
+}
+
+/// Makes a chunk's ids (all of one file, the read's file `source`) unique against the read's.
+fn dedupe(
+    ids: &mut Ids,
+    chunk: &mut Corpus,
+    source: usize,
+    on_bad: OnBadDocument,
+) -> Result<(), IngestError> {
+    let file = &chunk.sources[0];
+    let at = (file.location.as_path(), file.path.as_path());
+    ids.dedupe(&mut chunk.documents, &mut chunk.renamed, source, at, on_bad)
 }
 
 /// SplitMix64's finaliser: a well-mixed 64-bit hash of `x`.
@@ -435,96 +445,10 @@ fn rebase(e: IngestError, bytes_before: usize, lines_before: usize) -> IngestErr
     }
 }
 
-/// The ids seen so far, as 64-bit hashes, with the file and row of each.
-#[derive(Default)]
-struct Ids {
-    seen: HashMap<u64, (u32, u32), BuildIdentity>,
-}
-
-impl Ids {
-    fn hash(id: &str) -> u64 {
-        let mut h = std::hash::DefaultHasher::new();
-        id.hash(&mut h);
-        h.finish()
-    }
-
-    /// Renames repeated ids in `chunk` (`<id>~2`, ...) or fails in `fail` mode.
-    fn dedupe(
-        &mut self,
-        chunk: &mut Corpus,
-        source: usize,
-        on_bad: OnBadDocument,
-    ) -> Result<(), IngestError> {
-        let shown: PathBuf = chunk.sources[0].path.clone();
-        let location: PathBuf = chunk.sources[0].location.clone();
-        self.seen.reserve(chunk.documents.len());
-        for d in &mut chunk.documents {
-            let at = (source as u32, d.row as u32);
-            let h = Self::hash(&d.id);
-            let Some(&(_, first)) = self.seen.get(&h) else {
-                self.seen.insert(h, at);
-                continue;
-            };
-            if on_bad == OnBadDocument::Fail {
-                return Err(IngestError::BadDocument {
-                    path: location,
-                    row: d.row,
-                    reason: DocProblem::DuplicateId {
-                        id: d.id.clone(),
-                        first: first as usize,
-                    },
-                });
-            }
-            let mut n = 2;
-            let new = loop {
-                let new = format!("{}~{n}", d.id);
-                if !self.seen.contains_key(&Self::hash(&new)) {
-                    break new;
-                }
-                n += 1;
-            };
-            self.seen.insert(Self::hash(&new), at);
-            chunk.renamed.push(Renamed {
-                file: shown.clone(),
-                row: d.row,
-                id: std::mem::replace(&mut d.id, new.clone()),
-                new_id: new,
-            });
-        }
-        Ok(())
-    }
-}
-
-/// The hashes are hashes already: the map uses them as they are.
-#[derive(Default, Clone, Copy)]
-struct BuildIdentity;
-
-impl std::hash::BuildHasher for BuildIdentity {
-    type Hasher = Identity;
-    fn build_hasher(&self) -> Identity {
-        Identity(0)
-    }
-}
-
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
         let p = dir.join(name);

@@ -157,14 +157,12 @@ pub fn place(
         .filter(|&i| matrix.row(i).0.is_empty())
         .collect();
     let keep = prepared.drop_rows(&zero, LeftOut::NotInModel, progress)?;
-    let rows: Vec<usize> = (0..matrix.n_rows()).filter(|&i| keep[i]).collect();
     let matrix = if zero.is_empty() {
         matrix
     } else {
-        if features {
-            let mut k = keep.iter();
-            counts.retain(|_| *k.next().unwrap_or(&true));
-        }
+        let mut k = keep.iter();
+        counts.retain(|_| *k.next().unwrap_or(&true));
+        let rows: Vec<usize> = (0..matrix.n_rows()).filter(|&i| keep[i]).collect();
         matrix.select_rows(&rows)
     };
     let vectors = placer.model.reducer.transform(&matrix)?;

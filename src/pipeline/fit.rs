@@ -106,43 +106,15 @@ pub fn fit(
         settings.describe.label_max_share,
     );
     // A coarser report: topics merged along the tree; the model keeps the fitted topics.
-    let mut fine = None;
-    if let (Some(n), Some(t)) = (settings.describe.merge_to, &tree) {
-        if n < summary.topics.len() {
-            let index = |id: usize| {
-                summary
-                    .topics
-                    .iter()
-                    .position(|t| t.id == id)
-                    .expect("a topic")
-            };
-            let groups: Vec<Vec<usize>> = t
-                .cut(n)
-                .iter()
-                .map(|g| g.iter().map(|&id| index(id)).collect())
-                .collect();
-            let d = &settings.describe;
-            let merged = hierarchy::merge_summary(
-                &summary,
-                &groups,
-                clustering.distances(),
-                d.top_terms,
-                d.label_terms,
-                d.label_max_share,
-                d.representatives,
-            );
-            let merged_clustering = clustering.merge(&groups);
-            progress.info(&format!(
-                "reporting {} topics, merged from {} along the topic hierarchy (describe.merge-to)",
-                merged.topics.len(),
-                summary.topics.len()
-            ));
-            fine = Some(crate::present::FineTopics {
-                clustering: std::mem::replace(&mut clustering, merged_clustering),
-                summary: std::mem::replace(&mut summary, merged),
-            });
-        }
-    }
+    let fine = merge_along_tree(
+        settings,
+        tree.as_ref(),
+        &summary,
+        &clustering,
+        clustering.distances(),
+        progress,
+    )
+    .map(|m| m.report(&mut summary, &mut clustering).0);
     let vocabulary = prepared.tokens.terms.len();
     let periods = prepared.periods(settings.trends.period);
     let Prepared { corpus, tokens, .. } = prepared;
@@ -255,4 +227,77 @@ pub fn previous_topics(
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// Topics merged along the topic hierarchy, for a coarser report (see [`merge_along_tree`]).
+pub(super) struct Merged {
+    summary: TopicSummary,
+    clustering: crate::cluster::Clustering,
+    /// The fitted topic indices of each reported topic.
+    groups: Vec<Vec<usize>>,
+}
+
+impl Merged {
+    /// Makes `summary` and `clustering` the merged topics; returns the fitted ones (which the
+    /// model keeps) and the groups.
+    pub(super) fn report(
+        self,
+        summary: &mut TopicSummary,
+        clustering: &mut crate::cluster::Clustering,
+    ) -> (crate::present::FineTopics, Vec<Vec<usize>>) {
+        let fine = crate::present::FineTopics {
+            clustering: std::mem::replace(clustering, self.clustering),
+            summary: std::mem::replace(summary, self.summary),
+        };
+        (fine, self.groups)
+    }
+}
+
+/// A coarser report (`describe.merge-to = n`): the topics of `summary` and `clustering` merged
+/// along `tree` into n. `distances` are those of the documents `summary`'s representatives
+/// index. None without `merge-to`, or when it asks for no fewer topics than there are.
+pub(super) fn merge_along_tree(
+    settings: &Settings,
+    tree: Option<&hierarchy::TopicTree>,
+    summary: &TopicSummary,
+    clustering: &crate::cluster::Clustering,
+    distances: &[f32],
+    progress: &Progress,
+) -> Option<Merged> {
+    let d = &settings.describe;
+    let (n, tree) = (d.merge_to?, tree?);
+    if n >= summary.topics.len() {
+        return None;
+    }
+    let index = |id: usize| {
+        summary
+            .topics
+            .iter()
+            .position(|t| t.id == id)
+            .expect("a topic of the tree")
+    };
+    let groups: Vec<Vec<usize>> = tree
+        .cut(n)
+        .iter()
+        .map(|g| g.iter().map(|&id| index(id)).collect())
+        .collect();
+    let merged = hierarchy::merge_summary(
+        summary,
+        &groups,
+        distances,
+        d.top_terms,
+        d.label_terms,
+        d.label_max_share,
+        d.representatives,
+    );
+    progress.info(&format!(
+        "reporting {} topics, merged from {} along the topic hierarchy (describe.merge-to)",
+        merged.topics.len(),
+        summary.topics.len()
+    ));
+    Some(Merged {
+        summary: merged,
+        clustering: clustering.merge(&groups),
+        groups,
+    })
 }

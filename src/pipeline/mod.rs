@@ -7,6 +7,9 @@
 //! ```
 //!
 //! `run` is prepare, fit and present; `assign` is prepare and the saved model's projection.
+//! With `[cluster] fit-sample` a run streams instead ([`stream`]): prepare and fit a sample,
+//! then prepare and assign the inputs chunk by chunk into sums, and present from the sums
+//! ([`summed`]), as `topicmap report` does from sums made elsewhere (Spark).
 //! Both stage their report folder so it appears whole, and both write `run.json`
 //! ([`run_info`]). Each stage is built from its part of [`Settings`]; this module decides
 //! nothing about how a stage works.

@@ -60,39 +60,26 @@ pub fn analysis(
     );
     let tree = hierarchy::build(&summary, model.next_id, d.label_terms, d.label_max_share);
     let reps = agg.representative_list();
-    let mut fine = None;
+    let distances: Vec<f32> = reps.iter().map(|r| r.distance).collect();
+    let merged = super::fit::merge_along_tree(
+        settings,
+        tree.as_ref(),
+        &summary,
+        &clustering,
+        &distances,
+        progress,
+    );
     // Each fitted topic's reported topic (they differ when topics are merged).
     let mut merged_into: Vec<usize> = (0..clustering.k()).collect();
-    if let (Some(n), Some(t)) = (d.merge_to, &tree) {
-        if n < summary.topics.len() {
-            let index = |id: usize| summary.topics.iter().position(|t| t.id == id);
-            let groups: Vec<Vec<usize>> = t
-                .cut(n)
-                .iter()
-                .map(|g| g.iter().filter_map(|&id| index(id)).collect())
-                .collect();
-            let distances: Vec<f32> = reps.iter().map(|r| r.distance).collect();
-            let merged = hierarchy::merge_summary(
-                &summary,
-                &groups,
-                &distances,
-                d.top_terms,
-                d.label_terms,
-                d.label_max_share,
-                d.representatives,
-            );
-            let merged_clustering = clustering.merge(&groups);
-            for (g, members) in groups.iter().enumerate() {
-                for &t in members {
-                    merged_into[t] = g;
-                }
+    let fine = merged.map(|m| {
+        let (fine, groups) = m.report(&mut summary, &mut clustering);
+        for (g, members) in groups.iter().enumerate() {
+            for &t in members {
+                merged_into[t] = g;
             }
-            fine = Some(crate::present::FineTopics {
-                clustering: std::mem::replace(&mut clustering, merged_clustering),
-                summary: std::mem::replace(&mut summary, merged),
-            });
         }
-    }
+        fine
+    });
     let k = clustering.k();
     let labels: Vec<String> = agg.counts.keys().cloned().collect();
     let timed = !labels.is_empty() && labels.iter().all(|l| trends::time_position(l).is_some());
