@@ -81,6 +81,32 @@ impl Placer {
         }
     }
 
+    /// The model's topics (ids and labels) with a batch's `sizes` and `outliers` (by topic
+    /// index).
+    pub fn summary(&self, sizes: &[usize], outliers: &[usize]) -> TopicSummary {
+        let n: usize = sizes.iter().sum();
+        TopicSummary {
+            topics: self
+                .model
+                .topics
+                .iter()
+                .enumerate()
+                .map(|(index, t)| Topic {
+                    id: t.id,
+                    label: t.label.clone(),
+                    auto_label: t.auto_label.clone().unwrap_or_else(|| t.label.clone()),
+                    size: sizes[index],
+                    share: sizes[index] as f64 / n.max(1) as f64,
+                    terms: Vec::new(),
+                    representatives: Vec::new(),
+                    outliers: outliers[index],
+                })
+                .collect(),
+            classes: None,
+            documents: n,
+        }
+    }
+
     /// Empty sums over this model's topics and features.
     pub fn aggregates(&self, keep: usize) -> Aggregates {
         Aggregates::new(
@@ -211,27 +237,10 @@ pub fn assign(
     };
     let placed = place(placer, prepared, features, progress)?;
     let clustering = &placed.clustering;
-    let n = clustering.assignments().len();
-    let outliers = crate::describe::outlier_counts(clustering);
-    let summary = TopicSummary {
-        topics: model
-            .topics
-            .iter()
-            .enumerate()
-            .map(|(index, t)| Topic {
-                id: t.id,
-                label: t.label.clone(),
-                auto_label: t.auto_label.clone().unwrap_or_else(|| t.label.clone()),
-                size: clustering.sizes()[index],
-                share: clustering.sizes()[index] as f64 / n as f64,
-                terms: Vec::new(),
-                representatives: Vec::new(),
-                outliers: outliers[index],
-            })
-            .collect(),
-        classes: None,
-        documents: n,
-    };
+    let summary = placer.summary(
+        clustering.sizes(),
+        &crate::describe::outlier_counts(clustering),
+    );
     let periods: Vec<String> = placed
         .corpus
         .documents

@@ -263,7 +263,10 @@ fn sink(
     let mut aggregates = placer.aggregates(KEEP);
     let mut parts = Vec::new();
     let mut renamed = Vec::new();
-    let labels = placer.summary_of_model();
+    // The parts are written without labels (the report's labels come from all the sums): the
+    // summary only numbers the topics.
+    let k = placer.model.topics.len();
+    let labels = placer.summary(&vec![0; k], &vec![0; k]);
     for placed in rx {
         placed.add_to(&mut aggregates, settings.trends.period);
         let df = tables::documents(&placed.corpus, &placed.clustering, &labels)
@@ -378,29 +381,4 @@ fn write_documents(
         first: first.unwrap_or_default(),
         total: rows,
     })
-}
-
-impl Placer {
-    /// The model's topics as a summary (ids and labels), for the documents table.
-    fn summary_of_model(&self) -> crate::describe::TopicSummary {
-        crate::describe::TopicSummary {
-            topics: self
-                .model
-                .topics
-                .iter()
-                .map(|t| crate::describe::Topic {
-                    id: t.id,
-                    label: t.label.clone(),
-                    auto_label: t.label.clone(),
-                    size: t.size,
-                    share: t.share,
-                    terms: Vec::new(),
-                    representatives: Vec::new(),
-                    outliers: 0,
-                })
-                .collect(),
-            classes: None,
-            documents: 0,
-        }
-    }
 }
