@@ -3,14 +3,14 @@
 //! The stages, one module each, in the order [`pipeline`] runs them:
 //!
 //! ```text
-//! ingest -> clean -> tokenize -> vectorize -> reduce -> cluster -> describe -> evaluate
-//!        -> export (CSV, JSON) / chart (PNG, SVG) / report (HTML)
+//! ingest -> clean -> tokenize -> vectorize -> reduce -> cluster -> describe -> layout -> evaluate
+//!        -> render: tables (CSV, Parquet, JSON) / workbook (XLSX) / chart (PNG, SVG) / html (HTML, Markdown)
 //! ```
 //!
 //! Each stage owns its parameters; [`config`] turns a pipeline file into [`config::Settings`],
-//! which holds every stage's checked parameters. [`pipeline`] wires the stages, [`present`]
-//! turns the analysis into the report's files, [`output`] makes report folders appear whole, and
-//! [`cli`] is the command line.
+//! which holds every stage's checked parameters. [`pipeline`] wires the stages, [`render`]
+//! turns the analysis into the report folder's files through the four writers, [`staging`]
+//! makes report folders appear whole, and [`cli`] is the command line.
 
 pub mod chart;
 pub mod clean;
@@ -19,14 +19,16 @@ pub mod cluster;
 pub mod config;
 pub mod describe;
 pub mod evaluate;
-pub mod export;
+pub mod html;
 pub mod ingest;
+pub mod layout;
 pub mod model;
-pub mod output;
 pub mod pipeline;
-pub mod present;
 pub mod progress;
 pub mod reduce;
-pub mod report;
+pub mod render;
+pub mod staging;
+pub mod tables;
 pub mod tokenize;
 pub mod vectorize;
+pub mod workbook;

@@ -92,7 +92,7 @@ fn an_arrow_stream_assigns_exactly_as_the_file_does() {
     // The same table, written by the same CSV writer: the same bytes as documents.csv.
     let df = read_stream(&out);
     let again = tmp.path().join("again.csv");
-    topicmap::export::csv::write_csv(&again, &df).unwrap();
+    topicmap::tables::csv::write_csv(&again, &df).unwrap();
     assert_eq!(
         fs::read(&again).unwrap(),
         fs::read(from_file.join("documents.csv")).unwrap(),

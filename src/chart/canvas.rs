@@ -150,7 +150,7 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
     }
 
     /// A drawing error. The canvas is generic over the backend, whose error type need not be
-    /// `'static`, so the error is kept by its message; writing the file (`present`) keeps the
+    /// `'static`, so the error is kept by its message; writing the file (`render`) keeps the
     /// backend's own error.
     fn err<E: std::error::Error + Send + Sync>(
         &self,

@@ -33,10 +33,10 @@
 //!   spaces before drawing.
 
 mod canvas;
+mod document_map;
 mod fonts;
 mod heatmap;
 mod kselect;
-mod map;
 mod movers;
 mod palette;
 mod sizes;
@@ -45,9 +45,9 @@ mod text;
 mod timeline;
 mod tree;
 
+pub use document_map::{document_map, MapPoint, MapTopic, MAX_MAP_POINTS};
 pub use heatmap::{similarity_heatmap, MAX_PRINTED_K};
 pub use kselect::{k_selection, KScore};
-pub use map::{document_map, MapPoint, MapTopic, MAX_MAP_POINTS};
 pub use movers::{movers, Mover};
 pub use palette::{palette_hex, PALETTE_LEN};
 pub use sizes::{topic_sizes, TopicBar};

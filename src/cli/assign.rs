@@ -2,9 +2,9 @@
 //! `--in arrow --out arrow` pipes them through stdin and stdout (an engine's partitions).
 
 use super::AssignArgs;
-use crate::export::OutputFormat;
 use crate::ingest::{InputFormat, InputSpec, OnBadDocument, PeriodUnit};
 use crate::pipeline::{AssignOutput, StreamInput};
+use crate::tables::OutputFormat;
 use anyhow::{bail, Context};
 use std::path::Path;
 

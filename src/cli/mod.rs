@@ -72,8 +72,8 @@ impl ErrorClass {
             if cause.is::<crate::config::ConfigError>() {
                 return ErrorClass::Configuration;
             }
-            if cause.is::<crate::output::OutputError>()
-                || cause.is::<crate::present::PresentError>()
+            if cause.is::<crate::staging::StagingError>()
+                || cause.is::<crate::render::RenderError>()
             {
                 return ErrorClass::Output;
             }

@@ -14,7 +14,7 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     let outcome = crate::pipeline::run(&settings, &opts)
         .with_context(|| format!("running {}", args.pipeline.display()))?;
     if let (Some(keep), true) = (args.keep, history) {
-        for old in crate::output::prune(&settings.output.dir, keep)? {
+        for old in crate::staging::prune(&settings.output.dir, keep)? {
             crate::progress::info(quiet, &format!("removed old run {}", old.display()));
         }
     }

@@ -11,9 +11,9 @@ use crate::chart::{ChartError, ChartStyle};
 use crate::cluster::{self, ClusterError, ClusterParams, KChoice};
 use crate::describe::names::{self, Names, NamesError};
 use crate::describe::{DescribeParams, DescribeParamsError};
-use crate::export::OutputFormat;
 use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUnit};
 use crate::reduce::{self, ReduceError, ReduceMethod, ReduceParams};
+use crate::tables::OutputFormat;
 use crate::tokenize::{StopWordList, TokenizerParams, TokenizerParamsError};
 use crate::vectorize::{Norm, TfIdfError, TfIdfParams};
 use serde::Serialize;
@@ -396,8 +396,8 @@ impl Settings {
         };
         let workbook_documents = out
             .workbook_documents
-            .unwrap_or(crate::export::xlsx::DEFAULT_DOCUMENTS);
-        if !(1..=crate::export::xlsx::MAX_ROWS).contains(&workbook_documents) {
+            .unwrap_or(crate::workbook::DEFAULT_DOCUMENTS);
+        if !(1..=crate::workbook::MAX_ROWS).contains(&workbook_documents) {
             return Err(SettingsError::WorkbookDocuments(workbook_documents));
         }
         Ok(Settings {

@@ -130,7 +130,7 @@ impl Aggregates {
                 Representative {
                     doc_id: d.doc_id.to_string(),
                     title: d.title.to_string(),
-                    snippet: crate::export::snippet(d.text, crate::export::SNIPPET_CHARS),
+                    snippet: crate::ingest::snippet(d.text, crate::ingest::SNIPPET_CHARS),
                     distance: d.distance,
                 },
             );

@@ -7,9 +7,9 @@
 pub mod aggregate;
 pub mod ctfidf;
 pub mod hierarchy;
-pub mod map;
 pub mod matching;
 pub mod names;
+pub mod similarity;
 pub mod trends;
 
 use crate::cluster::Clustering;

@@ -18,6 +18,7 @@ pub use ids::Ids;
 pub use input::{FilterSpec, InputFormat, InputSpec, OnBadDocument};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 pub use time::{PeriodUnit, TimeError, TimeValue};
 
@@ -622,4 +623,30 @@ pub fn file_stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "input".into())
+}
+
+/// The text people read for a document: its title, or a snippet of its text.
+pub fn display_title(corpus: &Corpus, i: usize) -> Cow<'_, str> {
+    let d = &corpus.documents[i];
+    match &d.title {
+        Some(t) => Cow::Borrowed(t),
+        None => Cow::Owned(snippet(&d.text, 80)),
+    }
+}
+
+/// The longest snippet of a document's text that any output shows (the report's representative
+/// documents).
+pub const SNIPPET_CHARS: usize = 300;
+
+/// The first `max` chars of `text`, cut at a word boundary, with "…" when cut.
+pub fn snippet(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    let cut = match cut.rfind(' ') {
+        Some(p) if p > max / 2 => &cut[..p],
+        _ => &cut[..],
+    };
+    format!("{}…", cut.trim_end_matches([' ', ',', ';', ':', '.']))
 }

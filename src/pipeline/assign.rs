@@ -51,7 +51,7 @@ pub enum AssignOutput {
     /// `dir: None`: a dated folder beside the model's (see [`default_root`]).
     Dir {
         dir: Option<PathBuf>,
-        formats: Vec<crate::export::OutputFormat>,
+        formats: Vec<crate::tables::OutputFormat>,
         aggregates: Option<usize>,
     },
     /// The documents table as an Arrow IPC stream on stdout; with `emit_terms`, each row's
@@ -148,7 +148,7 @@ impl Placed {
                 outlier: outliers[i],
                 distance: self.clustering.distances()[i],
                 doc_id: &d.id,
-                title: &crate::export::display_title(&self.corpus, i),
+                title: &crate::ingest::display_title(&self.corpus, i),
                 text: &d.text,
                 source: &sources[d.source],
                 label: d.label.as_deref(),

@@ -29,15 +29,15 @@ pub enum PipelineError {
     #[error(transparent)]
     Evaluate(#[from] crate::evaluate::metrics::MetricsError),
     #[error(transparent)]
-    Present(#[from] crate::present::PresentError),
+    Present(#[from] crate::render::RenderError),
     #[error(transparent)]
-    Export(#[from] crate::export::ExportError),
+    Export(#[from] crate::tables::ExportError),
     #[error(transparent)]
-    Output(#[from] crate::output::OutputError),
+    Output(#[from] crate::staging::StagingError),
     #[error(transparent)]
     Model(#[from] crate::model::ModelError),
     #[error(transparent)]
-    Aggregates(#[from] crate::export::aggregates::AggregatesError),
+    Aggregates(#[from] crate::tables::aggregates::AggregatesError),
 }
 
 fn bad_documents(

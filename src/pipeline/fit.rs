@@ -8,16 +8,17 @@
 use super::prepare::{LeftOut, Prepared};
 use super::PipelineError;
 use crate::config::Settings;
-use crate::describe::map as topic_map;
 use crate::describe::matching::{self, PreviousTopics};
+use crate::describe::similarity;
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, TopicSummary};
 use crate::describe::{hierarchy, names};
 use crate::evaluate::{self, Metrics, Scored};
+use crate::layout;
 use crate::model::SavedModel;
-use crate::present::Analysis;
 use crate::progress::{thousands, Progress};
 use crate::reduce::Reducer;
+use crate::render::Analysis;
 use crate::vectorize::TfIdf;
 use ndarray::Array2;
 use std::path::Path;
@@ -124,17 +125,15 @@ pub fn fit(
         "trends",
         |_| -> Result<_, PipelineError> {
             let tr = trends::trends(&periods, clustering.assignments(), clustering.k());
-            let map = topic_map::project(
+            let map = layout::project(
                 vectors.view(),
                 clustering.centroids().view(),
                 clustering.sizes(),
             );
-            let sim = topic_map::centroid_similarity(clustering.centroids().view());
+            let sim = similarity::centroid_similarity(clustering.centroids().view());
             Ok((tr, map, sim))
         },
-        |(t, _, _): &(Trends, topic_map::Map, Vec<Vec<f64>>)| {
-            format!("{} periods", t.periods.len())
-        },
+        |(t, _, _): &(Trends, layout::Map, Vec<Vec<f64>>)| format!("{} periods", t.periods.len()),
     )?;
 
     let metrics = if corpus.has_label {
@@ -166,7 +165,7 @@ pub fn fit(
     };
 
     Ok(Analysis {
-        scope: crate::present::Scope::Documents,
+        scope: crate::render::Scope::Documents,
         corpus,
         vocabulary,
         tfidf,
@@ -244,8 +243,8 @@ impl Merged {
         self,
         summary: &mut TopicSummary,
         clustering: &mut crate::cluster::Clustering,
-    ) -> (crate::present::FineTopics, Vec<Vec<usize>>) {
-        let fine = crate::present::FineTopics {
+    ) -> (crate::render::FineTopics, Vec<Vec<usize>>) {
+        let fine = crate::render::FineTopics {
             clustering: std::mem::replace(clustering, self.clustering),
             summary: std::mem::replace(summary, self.summary),
         };

@@ -29,11 +29,11 @@ pub use error::PipelineError;
 pub use prepare::{LeftOut, Prepared};
 
 use crate::config::Settings;
-use crate::export::{self, tables};
 use crate::ingest::Corpus;
 use crate::model::SavedModel;
-use crate::output::{Destination, Staging};
 use crate::progress::Progress;
+use crate::staging::{Destination, Staging};
+use crate::tables::{self, frames};
 use std::path::PathBuf;
 
 /// How a run is invoked (beyond the pipeline file).
@@ -76,7 +76,7 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
 pub struct ReportOptions {
     /// The model the documents were assigned with (a report folder or its `model.json`).
     pub model: PathBuf,
-    /// The aggregates folder (see `export::aggregates`).
+    /// The aggregates folder (see `tables::aggregates`).
     pub aggregates: PathBuf,
     pub run: RunOptions,
 }
@@ -93,7 +93,7 @@ pub fn report(settings: &Settings, opts: &ReportOptions) -> Result<RunOutcome, P
     let n_features = model.stems.len();
     let agg = progress.stage(
         "aggregates",
-        |_| export::aggregates::read(&opts.aggregates, &ids, n_features, &sha),
+        |_| tables::aggregates::read(&opts.aggregates, &ids, n_features, &sha),
         |a: &crate::describe::aggregate::Aggregates| {
             format!(
                 "{} documents from {} inputs",
@@ -120,7 +120,7 @@ pub fn report(settings: &Settings, opts: &ReportOptions) -> Result<RunOutcome, P
 fn write_report(
     command: &'static str,
     settings: &Settings,
-    analysis: &crate::present::Analysis,
+    analysis: &crate::render::Analysis,
     opts: &RunOptions,
     started: chrono::DateTime<chrono::Utc>,
     progress: &mut Progress,
@@ -148,7 +148,7 @@ fn begin_staging(
 fn finish_report(
     command: &'static str,
     settings: &Settings,
-    analysis: &crate::present::Analysis,
+    analysis: &crate::render::Analysis,
     staging: Staging,
     started: chrono::DateTime<chrono::Utc>,
     progress: &mut Progress,
@@ -156,7 +156,7 @@ fn finish_report(
     let dir = staging.path().to_path_buf();
     let mut warnings = prepare::skipped_summary(&analysis.corpus.skipped);
     warnings.extend(analysis.warnings.iter().cloned());
-    crate::present::write_all(settings, analysis, &dir, started, &mut warnings, progress)?;
+    crate::render::write_all(settings, analysis, &dir, started, &mut warnings, progress)?;
     run_info::write_run(
         command, &dir, settings, analysis, started, progress, &warnings,
     )?;
@@ -221,13 +221,13 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
         AssignOutput::Arrow { emit_terms } => {
             let a = assign::assign(&placer, opts, corpus, *emit_terms, &mut progress)?;
             let p = &a.placed;
-            let mut df = tables::documents(&p.corpus, &p.clustering, &a.summary);
+            let mut df = frames::documents(&p.corpus, &p.clustering, &a.summary);
             if let Some(features) = &p.features {
-                df = tables::documents_with_terms(df, &p.corpus, &a.periods, features)
+                df = frames::documents_with_terms(df, &p.corpus, &a.periods, features)
                     .map_err(|e| export_error("stdout", e))?;
             }
             let out = std::io::BufWriter::new(std::io::stdout().lock());
-            export::arrow_stream(out, &df).map_err(|e| export_error("stdout", e))?;
+            tables::arrow_stream(out, &df).map_err(|e| export_error("stdout", e))?;
             return Ok(RunOutcome {
                 dir: PathBuf::from("-"),
                 documents: p.corpus.len(),
@@ -251,9 +251,9 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
     let staging = Staging::begin(dest, &stamp(started))?;
     let dir = staging.path().to_path_buf();
     let p = &a.placed;
-    let documents = tables::documents(&p.corpus, &p.clustering, &a.summary);
-    let topic_trends = tables::topic_trends(&a.summary, &a.trends);
-    let trends = tables::trends(&a.summary, &a.trends);
+    let documents = frames::documents(&p.corpus, &p.clustering, &a.summary);
+    let topic_trends = frames::topic_trends(&a.summary, &a.trends);
+    let trends = frames::trends(&a.summary, &a.trends);
     for (name, df) in [
         ("documents", &documents),
         ("topic_trends", &topic_trends),
@@ -261,9 +261,9 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
     ] {
         for f in formats {
             match f {
-                export::OutputFormat::Csv => export::csv_file(&dir, name, df)?,
-                export::OutputFormat::Parquet => export::parquet_file(&dir, name, df)?,
-                export::OutputFormat::Xlsx => {}
+                tables::OutputFormat::Csv => tables::csv_file(&dir, name, df)?,
+                tables::OutputFormat::Parquet => tables::parquet_file(&dir, name, df)?,
+                tables::OutputFormat::Xlsx => {}
             }
         }
     }
@@ -271,17 +271,17 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
         let mut agg = placer.aggregates(keep);
         p.add_to(&mut agg, opts.period);
         let sub = dir.join("aggregates");
-        std::fs::create_dir_all(&sub).map_err(|source| export::ExportError::Io {
+        std::fs::create_dir_all(&sub).map_err(|source| tables::ExportError::Io {
             path: sub.clone(),
             source,
         })?;
-        let meta = export::aggregates::Meta {
-            format: export::aggregates::FORMAT.into(),
-            version: export::aggregates::VERSION,
+        let meta = tables::aggregates::Meta {
+            format: tables::aggregates::FORMAT.into(),
+            version: tables::aggregates::VERSION,
             model_sha256: crate::model::sha256_hex(&model_bytes),
             representatives: keep,
         };
-        export::aggregates::write(&sub, &agg, &meta)?;
+        tables::aggregates::write(&sub, &agg, &meta)?;
     }
     let warnings = prepare::skipped_summary(&p.corpus.skipped);
     run_info::write_assign(
@@ -308,7 +308,7 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
 }
 
 fn export_error(path: &str, source: polars::prelude::PolarsError) -> PipelineError {
-    export::ExportError::Table {
+    tables::ExportError::Table {
         path: path.into(),
         source,
     }

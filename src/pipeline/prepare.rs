@@ -7,7 +7,6 @@
 
 use super::PipelineError;
 use crate::clean::Cleaner;
-use crate::export;
 use crate::ingest::{self, Corpus, InputSpec, OnBadDocument, PeriodUnit, Skipped};
 use crate::progress::{thousands, Progress};
 use crate::tokenize::{Analyzer, TokenizedCorpus, TokenizerParams};
@@ -77,7 +76,7 @@ pub fn prepare_corpus(
             let tokens = TokenizedCorpus::build(&corpus, &analyzer);
             // From here on the text is only shown as a snippet; the tokens carry the rest. (In
             // the stage, so the freed text is handed back to the system at its end.)
-            corpus.shorten_texts(export::SNIPPET_CHARS + 1);
+            corpus.shorten_texts(crate::ingest::SNIPPET_CHARS + 1);
             Ok::<_, PipelineError>(tokens)
         },
         |t: &TokenizedCorpus| format!("{} terms", thousands(t.terms.len())),
@@ -102,7 +101,7 @@ pub fn prepare_chunk(
 ) -> Result<Prepared, PipelineError> {
     clean_corpus(&mut corpus);
     let tokens = TokenizedCorpus::build(&corpus, analyzer);
-    corpus.shorten_texts(export::SNIPPET_CHARS + 1);
+    corpus.shorten_texts(crate::ingest::SNIPPET_CHARS + 1);
     let mut prepared = Prepared {
         corpus,
         tokens,
@@ -223,7 +222,7 @@ fn clean_corpus(corpus: &mut Corpus) {
             clean_in_place(&cleaner, &mut d.text, buf);
             match &mut d.title {
                 Some(t) => clean_in_place(&cleaner, t, buf),
-                None => d.title = Some(export::snippet(&d.text, 80)),
+                None => d.title = Some(crate::ingest::snippet(&d.text, 80)),
             }
         });
 }

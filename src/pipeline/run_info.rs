@@ -9,10 +9,10 @@
 use crate::cluster::KSelection;
 use crate::config::Settings;
 use crate::describe::trends;
-use crate::export::{self, ExportError};
 use crate::ingest::{Corpus, Renamed, Skipped, SourceFile};
-use crate::present::Analysis;
 use crate::progress::Progress;
+use crate::render::Analysis;
+use crate::tables::{self, ExportError};
 use serde::Serialize;
 use std::path::Path;
 
@@ -138,8 +138,8 @@ pub fn write_run(
         reduction: format!("{} to {} dims", a.reducer.method(), a.reducer.dims()),
         kmeans_restarts: settings.cluster.runs_for(n),
         built_from: match &a.scope {
-            crate::present::Scope::Documents => None,
-            crate::present::Scope::Summed { .. } => Some(
+            crate::render::Scope::Documents => None,
+            crate::render::Scope::Summed { .. } => Some(
                 "counts summed over every document, assigned with model.json (no per-document tables)",
             ),
         },
@@ -147,7 +147,7 @@ pub fn write_run(
         trend_measure: trends::MEASURE,
     };
     let header = Header::new(command, &a.corpus, started, progress, warnings);
-    export::write_json(&dir.join("run.json"), &RunJson { header, body })
+    tables::write_json(&dir.join("run.json"), &RunJson { header, body })
 }
 
 /// Writes an assignment's `run.json` into `dir`.
@@ -166,5 +166,5 @@ pub fn write_assign(
         sizes,
     };
     let header = Header::new("assign", corpus, started, progress, warnings);
-    export::write_json(&dir.join("run.json"), &RunJson { header, body })
+    tables::write_json(&dir.join("run.json"), &RunJson { header, body })
 }

@@ -17,11 +17,11 @@ use super::assign::{self, Placer};
 use super::{prepare, summed, PipelineError, RunOptions, RunOutcome};
 use crate::config::Settings;
 use crate::describe::aggregate::Aggregates;
-use crate::export::{self, csv::CsvAppender, tables, OutputFormat};
 use crate::ingest::stream::{self, StreamOptions};
 use crate::ingest::{Corpus, Renamed, SourceFile};
-use crate::present::{DocumentsHead, Scope};
 use crate::progress::{thousands, Progress};
+use crate::render::{DocumentsHead, Scope};
+use crate::tables::{self, csv::CsvAppender, frames, OutputFormat};
 use polars::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -64,11 +64,11 @@ pub fn run(
         title: &settings.title,
         tokenizer: &settings.tokenize,
     };
-    let model = crate::present::tables::saved_model(meta, &fit);
+    let model = crate::render::table_files::saved_model(meta, &fit);
     let placer = Placer::new(model.clone());
     // What the report keeps of the fit; the rest (the sample's documents, vectors, map) goes
     // before the second pass.
-    let crate::present::Analysis {
+    let crate::render::Analysis {
         k_selection,
         drift,
         warnings: fit_warnings,
@@ -79,7 +79,7 @@ pub fn run(
     let staging = super::begin_staging(settings, opts, started)?;
     let dir = staging.path().to_path_buf();
     let parts_dir = dir.join(".documents-parts");
-    std::fs::create_dir_all(&parts_dir).map_err(|source| export::ExportError::Io {
+    std::fs::create_dir_all(&parts_dir).map_err(|source| tables::ExportError::Io {
         path: parts_dir.clone(),
         source,
     })?;
@@ -131,7 +131,7 @@ pub fn run(
     if let Scope::Summed { documents, .. } = &mut analysis.scope {
         *documents = Some(written);
     }
-    std::fs::remove_dir_all(&parts_dir).map_err(|source| export::ExportError::Io {
+    std::fs::remove_dir_all(&parts_dir).map_err(|source| tables::ExportError::Io {
         path: parts_dir.clone(),
         source,
     })?;
@@ -269,15 +269,15 @@ fn sink(
     let labels = placer.summary(&vec![0; k], &vec![0; k]);
     for placed in rx {
         placed.add_to(&mut aggregates, settings.trends.period);
-        let df = tables::documents(&placed.corpus, &placed.clustering, &labels)
+        let df = frames::documents(&placed.corpus, &placed.clustering, &labels)
             .drop("topic_label")
             .map_err(|e| super::export_error("documents", e))?;
         let path = parts_dir.join(format!("part-{:06}.arrows", parts.len()));
-        let file = std::fs::File::create(&path).map_err(|source| export::ExportError::Io {
+        let file = std::fs::File::create(&path).map_err(|source| tables::ExportError::Io {
             path: path.clone(),
             source,
         })?;
-        export::arrow_stream(std::io::BufWriter::new(file), &df)
+        tables::arrow_stream(std::io::BufWriter::new(file), &df)
             .map_err(|e| super::export_error(&path.display().to_string(), e))?;
         parts.push(path);
         renamed.extend(placed.corpus.renamed);
@@ -332,7 +332,7 @@ fn write_documents(
             .into_no_null_iter()
             .map(|id| label_of.get(&id).copied().unwrap_or(""))
             .collect();
-        df.insert_column(4, tables::text("topic_label", labels))
+        df.insert_column(4, frames::text("topic_label", labels))
             .map_err(err(part))?;
         rows += df.height();
         let have = first.as_ref().map_or(0, DataFrame::height);
@@ -351,7 +351,7 @@ fn write_documents(
         if formats.contains(&OutputFormat::Parquet) {
             if parquet.is_none() {
                 let file = std::fs::File::create(&parquet_path).map_err(|source| {
-                    export::ExportError::Io {
+                    tables::ExportError::Io {
                         path: parquet_path.clone(),
                         source,
                     }
@@ -366,7 +366,7 @@ fn write_documents(
                 w.write_batch(&df).map_err(err(&parquet_path))?;
             }
         }
-        std::fs::remove_file(part).map_err(|source| export::ExportError::Io {
+        std::fs::remove_file(part).map_err(|source| tables::ExportError::Io {
             path: part.clone(),
             source,
         })?;

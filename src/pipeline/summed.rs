@@ -10,11 +10,12 @@ use super::PipelineError;
 use crate::cluster::Clustering;
 use crate::config::Settings;
 use crate::describe::aggregate::{describe_sums, Aggregates};
-use crate::describe::{hierarchy, map as topic_map, names, trends, TopicSummary};
+use crate::describe::{hierarchy, names, similarity, trends, TopicSummary};
 use crate::ingest::{Corpus, Document, InputFormat, Skipped, SourceFile};
+use crate::layout;
 use crate::model::SavedModel;
-use crate::present::{Analysis, Scope};
 use crate::progress::Progress;
+use crate::render::{Analysis, Scope};
 use std::path::PathBuf;
 
 /// The analysis of `agg`, the sums of documents assigned with `model`.
@@ -99,7 +100,7 @@ pub fn analysis(
     }
     let shown: Vec<String> = order.iter().map(|&i| labels[i].clone()).collect();
     let trends = trends::from_counts(&shown, counts, timed);
-    let similarity = topic_map::centroid_similarity(clustering.centroids().view());
+    let similarity = similarity::centroid_similarity(clustering.centroids().view());
     let metrics = if agg.labels.is_empty() {
         None
     } else {
@@ -168,7 +169,7 @@ pub fn analysis(
         k_selection: None,
         summary,
         trends,
-        map: topic_map::Map {
+        map: layout::Map {
             documents: Vec::new(),
             centres: Vec::new(),
         },

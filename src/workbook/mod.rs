@@ -13,6 +13,7 @@
 //! `documents.csv` (or the Parquet copy) has all. Excel holds at most 65,530 links per sheet, so
 //! only that many documents link to their topic.
 
+use crate::tables::ExportError;
 use polars::prelude::*;
 use rust_xlsxwriter::{
     Chart, ChartLegendPosition, ChartType, DocProperties, ExcelDateTime, Format, Url, Workbook,
@@ -20,6 +21,12 @@ use rust_xlsxwriter::{
 };
 use std::collections::HashMap;
 use std::path::Path;
+
+/// Writes `report.xlsx` into `dir`.
+pub fn write_file(dir: &Path, tables: &WorkbookTables<'_>) -> Result<(), ExportError> {
+    let path = dir.join("report.xlsx");
+    write(&path, tables).map_err(|source| ExportError::Xlsx { path, source })
+}
 
 /// Most data rows a sheet holds (Excel's limit, less the header).
 pub const MAX_ROWS: usize = 1_048_575;

@@ -1,14 +1,14 @@
 //! The report's tables, each defined once as a polars `DataFrame` of raw values; the writers
-//! ([`super::csv`], [`super::parquet`], [`super::xlsx`]) turn the same frame into each format.
+//! ([`super::csv`], [`super::parquet_file`], [`crate::workbook`]) turn the same frame into each format.
 //!
 //! Text cells hold the text itself: the CSV writer alone adds its formula guard, so Parquet and
 //! the workbook keep the exact strings.
 
-use super::display_title;
 use crate::cluster::{Clustering, KSelection};
 use crate::describe::matching::DriftRow;
 use crate::describe::trends::Trends;
 use crate::describe::TopicSummary;
+use crate::ingest::display_title;
 use crate::ingest::Corpus;
 use polars::prelude::*;
 
@@ -354,7 +354,7 @@ pub fn documents_with_terms(
         text(
             "snippet",
             docs.iter()
-                .map(|d| super::snippet(&d.text, super::SNIPPET_CHARS)),
+                .map(|d| crate::ingest::snippet(&d.text, crate::ingest::SNIPPET_CHARS)),
         ),
         list(
             "features",

@@ -1,7 +1,7 @@
 //! The charts of a report (PNG + SVG), from an [`Analysis`]: fills the chart module's plain
 //! input types and keeps each drawn SVG for the HTML report.
 
-use super::{Analysis, PresentError};
+use super::{Analysis, RenderError};
 use crate::chart::{self, ChartStyle};
 use std::path::Path;
 
@@ -40,8 +40,8 @@ pub fn draw_charts(
     top: usize,
     a: &Analysis,
     dir: &Path,
-) -> Result<Vec<DrawnChart>, PresentError> {
-    std::fs::create_dir_all(dir).map_err(|source| PresentError::Io {
+) -> Result<Vec<DrawnChart>, RenderError> {
+    std::fs::create_dir_all(dir).map_err(|source| RenderError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
@@ -80,7 +80,7 @@ pub fn draw_charts(
             a.per_document()
                 .then(|| chart::document_map(dir, style, &points, &centres))
         },
-        || -> Result<Vec<DrawnChart>, PresentError> {
+        || -> Result<Vec<DrawnChart>, RenderError> {
             let mut drawn = Vec::new();
             let mut add = |name, caption, oc| drawn.push(DrawnChart::new(name, caption, oc));
             // Trend charts first: they tell the story. The lines are the topics that moved most.

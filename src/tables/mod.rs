@@ -1,19 +1,16 @@
 //! Export: the report's tables, in every format asked for, and the JSON files.
 //!
-//! Each table is built once as a polars `DataFrame` ([`tables`]) and written by one writer per
+//! Each table is built once as a polars `DataFrame` ([`frames`]) and written by one writer per
 //! format: CSV ([`csv`], with the spreadsheet rules), Parquet (polars), and one workbook for all
-//! tables ([`xlsx`]). JSON files (`run.json`, `metrics.json`, `model.json`) are streamed with
+//! tables ([`crate::workbook`]). JSON files (`run.json`, `metrics.json`, `model.json`) are streamed with
 //! serde. Apart from the timings and the run date, two runs with the same inputs and seed write
 //! identical bytes.
 
 pub mod aggregates;
 pub mod csv;
-pub mod tables;
-pub mod xlsx;
+pub mod frames;
 
-use crate::ingest::Corpus;
 use polars::prelude::*;
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// Export failures, naming the file.
@@ -50,32 +47,6 @@ fn werr(path: &Path) -> impl Fn(PolarsError) -> ExportError + '_ {
         path: path.to_path_buf(),
         source,
     }
-}
-
-/// The text people read for a document: its title, or a snippet of its text.
-pub fn display_title(corpus: &Corpus, i: usize) -> Cow<'_, str> {
-    let d = &corpus.documents[i];
-    match &d.title {
-        Some(t) => Cow::Borrowed(t),
-        None => Cow::Owned(snippet(&d.text, 80)),
-    }
-}
-
-/// The longest snippet of a document's text that any output shows (the report's representative
-/// documents).
-pub const SNIPPET_CHARS: usize = 300;
-
-/// The first `max` chars of `text`, cut at a word boundary, with "…" when cut.
-pub fn snippet(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max).collect();
-    let cut = match cut.rfind(' ') {
-        Some(p) if p > max / 2 => &cut[..p],
-        _ => &cut[..],
-    };
-    format!("{}…", cut.trim_end_matches([' ', ',', ';', ':', '.']))
 }
 
 /// The formats tables can be written in (`[output] formats`).
@@ -141,12 +112,6 @@ pub fn arrow_stream(out: impl std::io::Write, df: &DataFrame) -> Result<(), Pola
     IpcStreamWriter::new(out)
         .with_compat_level(CompatLevel::oldest())
         .finish(&mut df)
-}
-
-/// Writes `report.xlsx` into `dir`.
-pub fn xlsx_file(dir: &Path, tables: &xlsx::WorkbookTables<'_>) -> Result<(), ExportError> {
-    let path = dir.join("report.xlsx");
-    xlsx::write(&path, tables).map_err(|source| ExportError::Xlsx { path, source })
 }
 
 /// Writes any serializable value as pretty JSON, streamed.

@@ -120,7 +120,7 @@ mod tests {
         fn written_cells_read_back_equal(cells in proptest::collection::vec("\\PC{0,40}|[,\"\n =+@-]{0,6}", 1..12)) {
             let dir = tempfile::tempdir().unwrap();
             let p = dir.path().join("p.csv");
-            write_csv(&p, &DataFrame::new(cells.len(), vec![crate::export::tables::text("t", &cells)]).unwrap()).unwrap();
+            write_csv(&p, &DataFrame::new(cells.len(), vec![crate::tables::frames::text("t", &cells)]).unwrap()).unwrap();
             let bytes = std::fs::read(&p).unwrap();
             let text = std::str::from_utf8(&bytes[3..]).unwrap().to_string();
             let df = CsvReadOptions::default()
@@ -146,7 +146,7 @@ mod tests {
         let df = DataFrame::new(
             2,
             vec![
-                crate::export::tables::text("title", ["a, \"quoted\"\nline", "=1+1"]),
+                crate::tables::frames::text("title", ["a, \"quoted\"\nline", "=1+1"]),
                 Column::new("n".into(), [1i64, 2]),
             ],
         )

@@ -1,33 +1,34 @@
-//! Present: turn an [`Analysis`] into the report folder's files.
+//! Render: turn an [`Analysis`] into the report folder's files.
 //!
 //! The analysis stages end in one value, [`Analysis`]; this module is the adapter from it to
 //! the three writers, each of which takes its own small input types and knows nothing of the
-//! pipeline: [`tables`] (CSV and `model.json`, through `export` and `model`), [`charts`] (PNG and
-//! SVG, through `chart`) and [`report`] (`report.html` and `summary.md`, through `report`).
+//! pipeline: [`table_files`] (CSV, Parquet, `report.xlsx` and `model.json`, through `tables`,
+//! `workbook` and `model`), [`chart_files`] (PNG and SVG, through `chart`) and [`html_files`]
+//! (`report.html` and `summary.md`, through `html`).
 
-pub mod charts;
-pub mod report;
-pub mod tables;
+pub mod chart_files;
+pub mod html_files;
+pub mod table_files;
 
 use crate::chart::ChartError;
 use crate::cluster::{Clustering, KSelection};
 use crate::config::Settings;
 use crate::describe::hierarchy::TopicTree;
-use crate::describe::map::Map;
 use crate::describe::matching::DriftRow;
 use crate::describe::trends::Trends;
 use crate::describe::TopicSummary;
 use crate::evaluate::Metrics;
-use crate::export::{ExportError, OutputFormat};
 use crate::ingest::Corpus;
+use crate::layout::Map;
 use crate::progress::Progress;
 use crate::reduce::Reducer;
+use crate::tables::{ExportError, OutputFormat};
 use crate::vectorize::TfIdf;
 use std::path::{Path, PathBuf};
 
 /// A file of the report that could not be written.
 #[derive(Debug, thiserror::Error)]
-pub enum PresentError {
+pub enum RenderError {
     #[error(transparent)]
     Export(#[from] ExportError),
     #[error(transparent)]
@@ -51,14 +52,14 @@ pub fn write_all(
     started: chrono::DateTime<chrono::Utc>,
     warnings: &mut Vec<String>,
     progress: &mut Progress,
-) -> Result<(), PresentError> {
+) -> Result<(), RenderError> {
     let meta = crate::model::ModelMeta {
         name: &settings.name,
         title: &settings.title,
         tokenizer: &settings.tokenize,
     };
     let formats = &settings.output.formats;
-    let t = tables::ReportTables::new(a);
+    let t = table_files::ReportTables::new(a);
     std::thread::scope(|scope| {
         let workbook = formats.contains(&OutputFormat::Xlsx).then(|| {
             let about = about(settings, a, started);
@@ -74,7 +75,7 @@ pub fn write_all(
             }
             scope.spawn(move || {
                 let start = std::time::Instant::now();
-                let done = tables::write_workbook(a, t, &about, &chart_topics, max, dir);
+                let done = table_files::write_workbook(a, t, &about, &chart_topics, max, dir);
                 (done, start.elapsed().as_secs_f64())
             })
         });
@@ -82,8 +83,8 @@ pub fn write_all(
         // the charts are drawn meanwhile: each of the two stages alone leaves a core idle.
         let export = || {
             let (files, model) = rayon::join(
-                || tables::write_files(a, &t, formats, dir),
-                || tables::write_model(meta, a, dir),
+                || table_files::write_files(a, &t, formats, dir),
+                || table_files::write_model(meta, a, dir),
             );
             files.and(model)
         };
@@ -99,8 +100,8 @@ pub fn write_all(
                 ("export", export, export_detail),
                 (
                     "charts",
-                    || charts::draw_charts(style, settings.trends.top, a, &dir.join("charts")),
-                    |c: &Vec<charts::DrawnChart>| {
+                    || chart_files::draw_charts(style, settings.trends.top, a, &dir.join("charts")),
+                    |c: &Vec<chart_files::DrawnChart>| {
                         format!("{} charts", c.iter().filter(|c| c.svg.is_some()).count())
                     },
                 ),
@@ -116,7 +117,7 @@ pub fn write_all(
         };
         progress.stage(
             "report",
-            |_| report::write_report(settings, a, &drawn, warnings, started, dir),
+            |_| html_files::write_report(settings, a, &drawn, warnings, started, dir),
             |_| "report.html, summary.md".to_string(),
         )?;
         if let Some(handle) = workbook {
@@ -219,8 +220,8 @@ fn about(
     settings: &Settings,
     a: &Analysis,
     started: chrono::DateTime<chrono::Utc>,
-) -> crate::export::xlsx::About {
-    use crate::export::xlsx::AboutValue::{Number, Text};
+) -> crate::workbook::About {
+    use crate::workbook::AboutValue::{Number, Text};
     let mut rows = vec![
         ("title".to_string(), Text(settings.title.clone())),
         (
@@ -250,7 +251,7 @@ fn about(
             flatten(&section.replace('_', "-"), v, &mut rows);
         }
     }
-    crate::export::xlsx::About {
+    crate::workbook::About {
         rows,
         inputs: a
             .corpus
@@ -274,9 +275,9 @@ fn about(
 fn flatten(
     key: &str,
     v: &serde_json::Value,
-    rows: &mut Vec<(String, crate::export::xlsx::AboutValue)>,
+    rows: &mut Vec<(String, crate::workbook::AboutValue)>,
 ) {
-    use crate::export::xlsx::AboutValue::{Number, Text};
+    use crate::workbook::AboutValue::{Number, Text};
     use serde_json::Value;
     match v {
         Value::Object(m) => m

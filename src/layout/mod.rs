@@ -1,11 +1,9 @@
-//! Where topics sit relative to each other: a 2-D map of the documents and the topic-similarity
-//! matrix.
+//! Layout: where documents and topics sit on the 2-D document map.
 //!
 //! The map projects every document onto the two principal axes of the topic centroids (weighted
 //! by topic size), found by power iteration on their covariance. Axes fitted on the centroids
 //! spread the topics apart, where a PCA of all documents would show one overlapping cloud; the
-//! projection is linear, so distances along the axes still mean something. Similarity is the
-//! cosine of centroid pairs.
+//! projection is linear, so distances along the axes still mean something.
 
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 
@@ -83,27 +81,6 @@ fn principal_axis(cov: &Array2<f64>, not: Option<&Array1<f64>>) -> Array1<f64> {
     v
 }
 
-/// Cosine similarity of every pair of centroids.
-pub fn centroid_similarity(centroids: ArrayView2<f32>) -> Vec<Vec<f64>> {
-    let c = centroids.mapv(f64::from);
-    let norms: Vec<f64> = c.outer_iter().map(|r| r.dot(&r).sqrt()).collect();
-    let dots = c.dot(&c.t());
-    (0..c.nrows())
-        .map(|i| {
-            (0..c.nrows())
-                .map(|j| {
-                    let n = norms[i] * norms[j];
-                    if n > 0.0 {
-                        dots[[i, j]] / n
-                    } else {
-                        0.0
-                    }
-                })
-                .collect()
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,14 +97,5 @@ mod tests {
         assert_abs_diff_eq!(m.centres[2][0], (2.0f32).sqrt(), epsilon = 1e-4);
         assert_abs_diff_eq!(m.documents[0][0], 0.0, epsilon = 1e-4);
         assert_abs_diff_eq!(m.documents[1][0], (2.0f32).sqrt(), epsilon = 1e-4);
-    }
-
-    #[test]
-    fn cosine_of_centroids() {
-        let c = array![[1.0f32, 0.0], [1.0, 1.0], [0.0, 0.0]];
-        let s = centroid_similarity(c.view());
-        assert_abs_diff_eq!(s[0][0], 1.0, epsilon = 1e-12);
-        assert_abs_diff_eq!(s[0][1], 1.0 / 2f64.sqrt(), epsilon = 1e-12);
-        assert_eq!(s[2][0], 0.0);
     }
 }

@@ -121,9 +121,9 @@ pub fn write(dir: &Path, agg: &Aggregates, meta: &Meta) -> Result<(), ExportErro
             "topic_id".into(),
             reps.iter().map(|(t, _)| id(*t)).collect::<Vec<_>>(),
         ),
-        super::tables::text("doc_id", reps.iter().map(|(_, r)| r.doc_id.as_str())),
-        super::tables::text("title", reps.iter().map(|(_, r)| r.title.as_str())),
-        super::tables::text("snippet", reps.iter().map(|(_, r)| r.snippet.as_str())),
+        super::frames::text("doc_id", reps.iter().map(|(_, r)| r.doc_id.as_str())),
+        super::frames::text("title", reps.iter().map(|(_, r)| r.title.as_str())),
+        super::frames::text("snippet", reps.iter().map(|(_, r)| r.snippet.as_str())),
         Column::new(
             "distance".into(),
             reps.iter().map(|(_, r)| r.distance).collect::<Vec<f32>>(),
@@ -143,19 +143,19 @@ pub fn write(dir: &Path, agg: &Aggregates, meta: &Meta) -> Result<(), ExportErro
         Column::new("documents".into(), docs),
     ]);
     let sources = frame(vec![
-        super::tables::text("source", agg.sources.keys()),
+        super::frames::text("source", agg.sources.keys()),
         Column::new(
             "documents".into(),
             agg.sources.values().map(|&n| n as i64).collect::<Vec<_>>(),
         ),
     ]);
     let skipped = frame(vec![
-        super::tables::text("file", agg.skipped.iter().map(|s| s.0.as_str())),
+        super::frames::text("file", agg.skipped.iter().map(|s| s.0.as_str())),
         Column::new(
             "row".into(),
             agg.skipped.iter().map(|s| s.1 as i64).collect::<Vec<_>>(),
         ),
-        super::tables::text("reason", agg.skipped.iter().map(|s| s.2.as_str())),
+        super::frames::text("reason", agg.skipped.iter().map(|s| s.2.as_str())),
     ]);
     for (name, df) in [
         ("counts", counts),

@@ -1,13 +1,12 @@
 //! `report.html` and `summary.md`, from an [`Analysis`] and its drawn charts.
 
-use super::charts::DrawnChart;
-use super::{Analysis, PresentError};
+use super::chart_files::DrawnChart;
+use super::{Analysis, RenderError};
 use crate::chart;
 use crate::config::Settings;
 use crate::describe::trends;
-use crate::export;
+use crate::html::{self, ReportChart, ReportData, ReportDoc, ReportTopic};
 use crate::progress::thousands;
-use crate::report::{self, ReportChart, ReportData, ReportDoc, ReportTopic};
 use std::path::Path;
 
 /// Writes `report.html` and `summary.md` into `dir`.
@@ -18,14 +17,14 @@ pub fn write_report(
     warnings: &[String],
     started: chrono::DateTime<chrono::Utc>,
     dir: &Path,
-) -> Result<(), PresentError> {
+) -> Result<(), RenderError> {
     let data = report_data(settings, a, charts, warnings, started);
     let write = |name: &str, text: String| {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|source| PresentError::Io { path, source })
+        std::fs::write(&path, text).map_err(|source| RenderError::Io { path, source })
     };
-    write("report.html", report::render_html(&data))?;
-    write("summary.md", report::render_markdown(&data))?;
+    write("report.html", html::render_html(&data))?;
+    write("summary.md", html::render_markdown(&data))?;
     Ok(())
 }
 
@@ -97,8 +96,11 @@ fn report_data(
                     .iter()
                     .map(|&i| ReportDoc {
                         id: corpus.documents[i].id.clone(),
-                        title: export::display_title(corpus, i).into_owned(),
-                        snippet: export::snippet(&corpus.documents[i].text, export::SNIPPET_CHARS),
+                        title: crate::ingest::display_title(corpus, i).into_owned(),
+                        snippet: crate::ingest::snippet(
+                            &corpus.documents[i].text,
+                            crate::ingest::SNIPPET_CHARS,
+                        ),
                     })
                     .collect(),
                 shares_by_period: if timed_periods {
@@ -123,7 +125,7 @@ fn report_data(
             .trends
             .by_direction()
             .into_iter()
-            .map(|m| report::Mover {
+            .map(|m| html::Mover {
                 topic_id: topics[m.topic_id].id,
                 label: topics[m.topic_id].label.clone(),
                 change: m.slope / 100.0,
@@ -153,7 +155,7 @@ fn report_data(
                 tree.nodes
                     .iter()
                     .filter(|n| !n.children.is_empty())
-                    .map(|n| report::ReportMerge {
+                    .map(|n| html::ReportMerge {
                         label: n.label.clone(),
                         topics: n.topics.iter().map(|&id| (id, label(id))).collect(),
                         distance: n.distance,

@@ -40,8 +40,8 @@
 //! points, e.g. +1.20 pp) and its meaning is given by `trend_measure`.
 
 mod escape;
-mod html;
 mod markdown;
+mod page;
 mod sparkline;
 mod svg;
 
@@ -181,7 +181,7 @@ pub const SUMMARY_MOVERS: usize = 5;
 /// module docs). Never fails: charts that cannot be inlined and trends that
 /// cannot be drawn are reported in the page's warnings.
 pub fn render_html(data: &ReportData) -> String {
-    html::render(data)
+    page::render(data)
 }
 
 /// Renders `summary.md`: a one-line header (title, corpus, topic count, run

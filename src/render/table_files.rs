@@ -1,9 +1,10 @@
 //! The report's tables in every format the pipeline asks for (CSV files, Parquet files,
 //! `report.xlsx`), `metrics.json` and `model.json`, from an [`Analysis`].
 
-use super::{Analysis, PresentError};
-use crate::export::{self, tables, xlsx, OutputFormat};
+use super::{Analysis, RenderError};
 use crate::model::{self, ModelMeta, SavedModel, SavedTopic};
+use crate::tables::{self, frames, OutputFormat};
+use crate::workbook;
 use polars::prelude::DataFrame;
 use std::path::Path;
 
@@ -26,14 +27,14 @@ impl ReportTables {
         ReportTables {
             documents: a
                 .per_document()
-                .then(|| tables::documents(&a.corpus, &a.clustering, &a.summary)),
-            topics: tables::topics(&a.corpus, &a.summary),
-            terms: tables::terms(&a.summary),
-            topic_trends: tables::topic_trends(&a.summary, &a.trends),
-            trends: tables::trends(&a.summary, &a.trends),
-            k_selection: a.k_selection.as_ref().map(tables::k_selection),
-            drift: a.drift.as_deref().map(tables::drift),
-            tree: a.tree.as_ref().map(tables::topic_tree),
+                .then(|| frames::documents(&a.corpus, &a.clustering, &a.summary)),
+            topics: frames::topics(&a.corpus, &a.summary),
+            terms: frames::terms(&a.summary),
+            topic_trends: frames::topic_trends(&a.summary, &a.trends),
+            trends: frames::trends(&a.summary, &a.trends),
+            k_selection: a.k_selection.as_ref().map(frames::k_selection),
+            drift: a.drift.as_deref().map(frames::drift),
+            tree: a.tree.as_ref().map(frames::topic_tree),
         }
     }
 }
@@ -44,35 +45,35 @@ pub fn write_files(
     t: &ReportTables,
     formats: &[OutputFormat],
     dir: &Path,
-) -> Result<(), PresentError> {
+) -> Result<(), RenderError> {
     if formats.contains(&OutputFormat::Csv) {
         if let Some(d) = &t.documents {
-            export::csv_file(dir, "documents", d)?;
+            tables::csv_file(dir, "documents", d)?;
         }
-        export::csv_file(dir, "topics", &t.topics)?;
-        export::csv_file(dir, "terms", &t.terms)?;
-        export::csv_file(dir, "topic_trends", &t.topic_trends)?;
-        export::csv_file(dir, "trends", &t.trends)?;
+        tables::csv_file(dir, "topics", &t.topics)?;
+        tables::csv_file(dir, "terms", &t.terms)?;
+        tables::csv_file(dir, "topic_trends", &t.topic_trends)?;
+        tables::csv_file(dir, "trends", &t.trends)?;
         if let Some(k) = &t.k_selection {
-            export::csv_file(dir, "k_selection", k)?;
+            tables::csv_file(dir, "k_selection", k)?;
         }
         if let Some(d) = &t.drift {
-            export::csv_file(dir, "drift", d)?;
+            tables::csv_file(dir, "drift", d)?;
         }
         if let Some(tree) = &t.tree {
-            export::csv_file(dir, "topic_tree", tree)?;
+            tables::csv_file(dir, "topic_tree", tree)?;
         }
     }
     if formats.contains(&OutputFormat::Parquet) {
         if let Some(d) = &t.documents {
-            export::parquet_file(dir, "documents", d)?;
+            tables::parquet_file(dir, "documents", d)?;
         }
-        export::parquet_file(dir, "topics", &t.topics)?;
-        export::parquet_file(dir, "terms", &t.terms)?;
-        export::parquet_file(dir, "topic_trends", &t.topic_trends)?;
+        tables::parquet_file(dir, "topics", &t.topics)?;
+        tables::parquet_file(dir, "terms", &t.terms)?;
+        tables::parquet_file(dir, "topic_trends", &t.topic_trends)?;
     }
     if let Some(m) = &a.metrics {
-        export::write_json(&dir.join("metrics.json"), m)?;
+        tables::write_json(&dir.join("metrics.json"), m)?;
     }
     Ok(())
 }
@@ -82,20 +83,20 @@ pub fn write_files(
 pub fn write_workbook(
     a: &Analysis,
     t: &ReportTables,
-    about: &xlsx::About,
+    about: &workbook::About,
     chart_topics: &[usize],
     max_documents: usize,
     dir: &Path,
-) -> Result<(), PresentError> {
-    let trends_wide = tables::trends_wide(&a.summary, &a.trends);
+) -> Result<(), RenderError> {
+    let trends_wide = frames::trends_wide(&a.summary, &a.trends);
     let documents = match (&t.documents, &a.scope) {
         (Some(d), _) => Some(d),
         (None, super::Scope::Summed { documents, .. }) => documents.as_ref().map(|h| &h.first),
         (None, super::Scope::Documents) => None,
     };
-    export::xlsx_file(
+    workbook::write_file(
         dir,
-        &xlsx::WorkbookTables {
+        &workbook::WorkbookTables {
             topics: &t.topics,
             documents,
             documents_total: a.documents_listed().unwrap_or(0),
@@ -111,12 +112,12 @@ pub fn write_workbook(
 }
 
 /// Writes `model.json` (see [`crate::model`]).
-pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), PresentError> {
+pub fn write_model(meta: ModelMeta<'_>, a: &Analysis, dir: &Path) -> Result<(), RenderError> {
     if let super::Scope::Summed { model, .. } = &a.scope {
-        export::write_json_compact(&dir.join(model::FILE), model)?;
+        tables::write_json_compact(&dir.join(model::FILE), model)?;
         return Ok(());
     }
-    export::write_json_compact(&dir.join(model::FILE), &saved_model(meta, a))?;
+    tables::write_json_compact(&dir.join(model::FILE), &saved_model(meta, a))?;
     Ok(())
 }
 

@@ -24,7 +24,7 @@ pub enum Destination {
 
 /// Output failures, each naming the path.
 #[derive(Debug, thiserror::Error)]
-pub enum OutputError {
+pub enum StagingError {
     #[error("cannot write to {path}: {source}")]
     Io {
         path: PathBuf,
@@ -37,8 +37,8 @@ pub enum OutputError {
     NotAReport(PathBuf),
 }
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> OutputError + '_ {
-    move |source| OutputError::Io {
+fn io(path: &Path) -> impl Fn(std::io::Error) -> StagingError + '_ {
+    move |source| StagingError::Io {
         path: path.to_path_buf(),
         source,
     }
@@ -56,7 +56,7 @@ pub struct Staging {
 
 impl Staging {
     /// Creates the staging folder (and takes the lock for history destinations).
-    pub fn begin(dest: Destination, stamp: &str) -> Result<Staging, OutputError> {
+    pub fn begin(dest: Destination, stamp: &str) -> Result<Staging, StagingError> {
         let pid = std::process::id();
         let (tmp, lock) = match &dest {
             Destination::History { root } => {
@@ -67,7 +67,7 @@ impl Staging {
                 match lock.try_lock() {
                     Ok(()) => {}
                     Err(fs::TryLockError::WouldBlock) => {
-                        return Err(OutputError::Locked(root.clone(), lock_path))
+                        return Err(StagingError::Locked(root.clone(), lock_path))
                     }
                     Err(fs::TryLockError::Error(e)) => return Err(io(&lock_path)(e)),
                 }
@@ -76,7 +76,7 @@ impl Staging {
             }
             Destination::Exact(dir) => {
                 if dir.exists() && !is_replaceable(dir) {
-                    return Err(OutputError::NotAReport(dir.clone()));
+                    return Err(StagingError::NotAReport(dir.clone()));
                 }
                 let parent = parent_of(dir);
                 fs::create_dir_all(&parent).map_err(io(&parent))?;
@@ -104,7 +104,7 @@ impl Staging {
     }
 
     /// Moves the finished report into place and returns its final folder.
-    pub fn commit(mut self) -> Result<PathBuf, OutputError> {
+    pub fn commit(mut self) -> Result<PathBuf, StagingError> {
         let final_dir = match &self.dest {
             Destination::History { root } => {
                 let runs = root.join("runs");
@@ -178,7 +178,7 @@ fn is_replaceable(dir: &Path) -> bool {
 
 /// Keeps the newest `keep` complete runs under `root/runs/` and deletes older ones (the run that
 /// `latest` points to is always kept). Returns the folders removed.
-pub fn prune(root: &Path, keep: usize) -> Result<Vec<PathBuf>, OutputError> {
+pub fn prune(root: &Path, keep: usize) -> Result<Vec<PathBuf>, StagingError> {
     let runs = root.join("runs");
     let latest = fs::read_link(root.join("latest"))
         .ok()
@@ -265,7 +265,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         fs::write(d.path().join("thesis.tex"), "precious").unwrap();
         let err = Staging::begin(Destination::Exact(d.path().to_path_buf()), "s").unwrap_err();
-        assert!(matches!(err, OutputError::NotAReport(_)));
+        assert!(matches!(err, StagingError::NotAReport(_)));
         assert!(d.path().join("thesis.tex").exists());
     }
 
@@ -309,7 +309,7 @@ mod tests {
         let root = d.path().join("p");
         let _first = Staging::begin(Destination::History { root: root.clone() }, "a").unwrap();
         let err = Staging::begin(Destination::History { root }, "b").unwrap_err();
-        assert!(matches!(err, OutputError::Locked(..)), "{err}");
+        assert!(matches!(err, StagingError::Locked(..)), "{err}");
     }
 
     #[test]
