@@ -50,12 +50,15 @@ def pipeline_inputs_exist(path):
     return True, ""
 
 
-def cases():
-    """(name, list of (argv, out_dir_relative or None, stdout_file or None))."""
+def cases(with_10m):
+    """(name, list of (argv, stdout_file or None), or None and why it is not run)."""
     out = []
     for toml in sorted((ROOT / "pipelines").glob("*.toml")):
         ok, missing = pipeline_inputs_exist(toml)
         name = toml.stem
+        if name.endswith("-10M") and not with_10m:
+            out.append((name, None, "a 10M-document run takes minutes: pass --with-10m"))
+            continue
         if not ok:
             out.append((name, None, f"input {missing} missing"))
             continue
@@ -156,11 +159,12 @@ def main():
     ap.add_argument("--b", default=str(ROOT / "target/release/topicmap"), help="the binary under test")
     ap.add_argument("--work", default="/tmp/topicmap-same-outputs")
     ap.add_argument("--only", nargs="*", help="run only these cases")
+    ap.add_argument("--with-10m", action="store_true", help="also run the 10M streaming pipeline")
     args = ap.parse_args()
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
     bad, not_run, same = [], [], []
-    for name, steps, why in cases():
+    for name, steps, why in cases(args.with_10m):
         if args.only and name not in args.only:
             continue
         if steps is None:
