@@ -31,6 +31,8 @@
 //!   number of passes; adversarially nested input that outlasts them has its
 //!   leftovers blanked to spaces, which is a fixed point by construction.
 
+pub mod boilerplate;
+pub mod links;
 mod tables;
 #[cfg(test)]
 mod tests;

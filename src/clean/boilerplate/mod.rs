@@ -1,0 +1,581 @@
+//! Boilerplate: the sentences and lines of a document that are not the paper, found across the
+//! corpus and removed from the text that features and labels are built from.
+//!
+//! Exports from Scopus, Web of Science, PubMed or OpenReview append publisher lines to every
+//! abstract ("© 2018 Elsevier B.V. All rights reserved."), mail archives repeat each sender's
+//! signature, and paper lists repeat a venue note. Each of these becomes a topic or a label
+//! unless removed. Three rules, applied to the raw text split into segments (lines, and
+//! sentences within lines; see [`scan`]):
+//!
+//! 1. **Repetition.** A segment whose normalised form (letters and digits, lowercased, every
+//!    run of digits as `0`, so "© 2017 IEEE" and "© 2019 IEEE" are one) occurs in at least
+//!    `min-docs` distinct documents is boilerplate. Exact duplicate documents count once, so a
+//!    paper listed twice is not boilerplate of itself. The set is fitted once ([`fit`]) on the
+//!    corpus (or on an even sample of at most [`MAX_FIT_DOCUMENTS`] documents), saved in the
+//!    model, and applied as it is by `assign`, streaming runs and Spark.
+//! 2. **Rights statements**, even once: copyright and licence lines (`©`, "Copyright",
+//!    "All rights reserved", "Published by …", "This article is protected by copyright", Creative
+//!    Commons and permission notes; [`rights`]).
+//! 3. **Message furniture**: a quoted header ("In article <…> … writes:") and everything after a
+//!    signature delimiter line (`-- `).
+//!
+//! The `keep` list names segments that stay whatever the rules say (matched by their normalised
+//! form). What was removed is summed for `run.json` and the report, so an analyst can check it.
+
+mod rights;
+mod scan;
+
+pub use rights::{RIGHTS_ANYWHERE, RIGHTS_STARTS};
+pub use scan::{Scanner, Segment};
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Most documents the repetition rule is fitted on; a larger corpus is fitted on an even sample
+/// of this many (the counts and the threshold are the sample's).
+pub const MAX_FIT_DOCUMENTS: usize = 200_000;
+/// A segment needs this many words and letters to count as repeated boilerplate: shorter ones
+/// ("Introduction.", "Yes.") recur by chance.
+const MIN_WORDS: usize = 3;
+const MIN_LETTERS: usize = 12;
+/// Longest segment text shown in the report (chars).
+const SHOWN_CHARS: usize = 160;
+/// Boilerplate segments listed in `run.json` and the report (the most frequent first).
+pub const LISTED: usize = 50;
+
+/// The repetition rule's parameters (linfa style: [`BoilerplateParams::new`] has the defaults,
+/// [`BoilerplateParams::check`] the rules).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoilerplateParams {
+    enabled: bool,
+    min_docs: Option<usize>,
+    keep: Vec<String>,
+}
+
+/// Checked [`BoilerplateParams`], ready to [`fit`](BoilerplateValidParams::fit).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct BoilerplateValidParams(BoilerplateParams);
+
+/// A broken rule. The messages name the pipeline key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BoilerplateParamsError {
+    #[error(
+        "clean.boilerplate-min-docs must be at least 2 (a segment in one document is not repeated)"
+    )]
+    MinDocs,
+}
+
+impl Default for BoilerplateParams {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BoilerplateParams {
+    /// Defaults: on, `min-docs` automatic (see [`auto_min_docs`]), nothing kept.
+    pub fn new() -> Self {
+        BoilerplateParams {
+            enabled: true,
+            min_docs: None,
+            keep: Vec::new(),
+        }
+    }
+    /// `false` turns every rule off (links are a separate rule).
+    pub fn enabled(mut self, on: bool) -> Self {
+        self.enabled = on;
+        self
+    }
+    /// Fixed threshold; `None` is automatic.
+    pub fn min_docs(mut self, n: Option<usize>) -> Self {
+        self.min_docs = n;
+        self
+    }
+    /// Segments that stay.
+    pub fn keep(mut self, keep: Vec<String>) -> Self {
+        self.keep = keep;
+        self
+    }
+    pub fn check(self) -> Result<BoilerplateValidParams, BoilerplateParamsError> {
+        if self.min_docs.is_some_and(|n| n < 2) {
+            return Err(BoilerplateParamsError::MinDocs);
+        }
+        Ok(BoilerplateValidParams(self))
+    }
+}
+
+/// The automatic threshold for `n` documents examined: 3, or one document in a thousand when
+/// that is more. Three documents sharing a sentence in a 30-paper list is a venue note; in a
+/// large corpus chance repeats of short sentences stay below one in a thousand, while
+/// publisher lines (tens of percent) and mail signatures (74 posts of 18,846 in 20 Newsgroups)
+/// lie above it.
+pub fn auto_min_docs(n: usize) -> usize {
+    n.div_ceil(1000).max(3)
+}
+
+/// One repeated segment found by [`fit`](BoilerplateValidParams::fit).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repeated {
+    /// Its first occurrence, as written (shortened for display).
+    pub text: String,
+    /// Distinct documents holding it (of those examined).
+    pub documents: usize,
+    /// The hash of its normalised form.
+    pub key: u64,
+}
+
+/// The fitted rules: the repeated segments and the kept ones. Saved in `model.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Boilerplate {
+    pub enabled: bool,
+    /// The threshold used.
+    pub min_docs: usize,
+    /// Documents the repetition rule was fitted on.
+    pub examined: usize,
+    /// Most frequent first.
+    pub repeated: Vec<Repeated>,
+    /// Normalised-form hashes of the `keep` entries.
+    pub keep: Vec<u64>,
+    #[serde(skip)]
+    set: FxHashSet<u64>,
+}
+
+/// What [`Boilerplate::strip`] removed, summed over documents.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Removed {
+    /// Repeated segments removed (occurrences).
+    pub repeated: u64,
+    pub rights_statements: u64,
+    pub signatures: u64,
+    pub quote_headers: u64,
+    /// Documents that lost at least one segment.
+    pub documents: u64,
+}
+
+impl Removed {
+    pub fn add(&mut self, o: &Removed) {
+        self.repeated += o.repeated;
+        self.rights_statements += o.rights_statements;
+        self.signatures += o.signatures;
+        self.quote_headers += o.quote_headers;
+        self.documents += o.documents;
+    }
+}
+
+impl BoilerplateValidParams {
+    /// Finds the repeated segments of `texts` (raw document texts).
+    pub fn fit<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Boilerplate {
+        let p = &self.0;
+        let mut scanner = Scanner::default();
+        let keep: Vec<u64> = p
+            .keep
+            .iter()
+            .filter_map(|k| scanner.normalise_all(k).map(|n| n.0))
+            .collect();
+        if !p.enabled {
+            return Boilerplate {
+                enabled: false,
+                keep,
+                ..Boilerplate::default()
+            }
+            .indexed();
+        }
+        let sample = even_sample(texts.len(), MAX_FIT_DOCUMENTS);
+        let min_docs = p.min_docs.unwrap_or_else(|| auto_min_docs(sample.len()));
+        let counts = count_segments(texts, &sample);
+        let mut repeated: Vec<Repeated> = counts
+            .into_iter()
+            .filter(|(key, c)| c.documents >= min_docs && !keep.contains(key))
+            .map(|(key, c)| Repeated {
+                text: shown(&texts[c.doc].as_ref()[c.start..c.end]),
+                documents: c.documents,
+                key,
+            })
+            .collect();
+        repeated.sort_by(|a, b| {
+            b.documents
+                .cmp(&a.documents)
+                .then_with(|| a.text.cmp(&b.text))
+                .then(a.key.cmp(&b.key))
+        });
+        Boilerplate {
+            enabled: true,
+            min_docs,
+            examined: sample.len(),
+            repeated,
+            keep,
+            set: FxHashSet::default(),
+        }
+        .indexed()
+    }
+
+    /// The `keep` entries, as written.
+    pub fn keep_entries(&self) -> &[String] {
+        &self.0.keep
+    }
+}
+
+/// `take` indices spread evenly over `0..n` (all of them when `n <= take`), so a time-sorted
+/// corpus is sampled over its whole span.
+fn even_sample(n: usize, take: usize) -> Vec<usize> {
+    if n <= take {
+        return (0..n).collect();
+    }
+    (0..take)
+        .map(|i| (i as u128 * n as u128 / take as u128) as usize)
+        .collect()
+}
+
+/// A segment's count and first occurrence.
+#[derive(Debug, Clone, Copy)]
+struct SegmentCount {
+    documents: usize,
+    doc: usize,
+    start: usize,
+    end: usize,
+}
+
+/// Distinct documents per segment key over the sampled documents, duplicates counted once.
+/// Chunks are counted in parallel and merged in chunk order, so the first occurrence (and so
+/// every output) is the same for any thread count.
+fn count_segments<S: AsRef<str> + Sync>(
+    texts: &[S],
+    sample: &[usize],
+) -> FxHashMap<u64, SegmentCount> {
+    let distinct = distinct_documents(texts, sample);
+    let partial: Vec<FxHashMap<u64, SegmentCount>> = distinct
+        .par_chunks(4096)
+        .map(|chunk| {
+            let mut counts: FxHashMap<u64, SegmentCount> = FxHashMap::default();
+            let mut seen = FxHashSet::default();
+            let mut scanner = Scanner::default();
+            for &doc in chunk {
+                seen.clear();
+                scanner.scan(texts[doc].as_ref(), |s| {
+                    if long_enough(s) && seen.insert(s.key) {
+                        let e = counts.entry(s.key).or_insert(SegmentCount {
+                            documents: 0,
+                            doc,
+                            start: s.start,
+                            end: s.end,
+                        });
+                        e.documents += 1;
+                    }
+                });
+            }
+            counts
+        })
+        .collect();
+    let mut total: FxHashMap<u64, SegmentCount> = FxHashMap::default();
+    for part in partial {
+        for (key, c) in part {
+            total
+                .entry(key)
+                .and_modify(|t| t.documents += c.documents)
+                .or_insert(c);
+        }
+    }
+    total
+}
+
+/// The sampled documents whose full text was not seen before (exact duplicates dropped).
+fn distinct_documents<S: AsRef<str> + Sync>(texts: &[S], sample: &[usize]) -> Vec<usize> {
+    let hashes: Vec<u64> = sample
+        .par_iter()
+        .map(|&i| xxh3_64(texts[i].as_ref().as_bytes()))
+        .collect();
+    let mut seen = FxHashSet::default();
+    sample
+        .iter()
+        .zip(hashes)
+        .filter(|(_, h)| seen.insert(*h))
+        .map(|(&i, _)| i)
+        .collect()
+}
+
+/// A segment's text for display: trimmed, at most [`SHOWN_CHARS`] chars.
+fn shown(s: &str) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() <= SHOWN_CHARS {
+        return s;
+    }
+    let cut: String = s.chars().take(SHOWN_CHARS).collect();
+    format!("{cut}…")
+}
+
+impl Boilerplate {
+    /// Builds the lookup set (after deserializing).
+    pub fn indexed(mut self) -> Self {
+        self.set = self.repeated.iter().map(|r| r.key).collect();
+        self
+    }
+
+    /// The rules off: what a model without boilerplate (an older one) applies.
+    pub fn disabled() -> Self {
+        Boilerplate::default()
+    }
+
+    /// Appends `text` to `out` without its boilerplate segments, adding what was removed to
+    /// `removed`. Returns whether anything was removed (`out` then differs from `text`).
+    pub fn strip(
+        &self,
+        text: &str,
+        out: &mut String,
+        removed: &mut Removed,
+        scanner: &mut Scanner,
+    ) -> bool {
+        if !self.enabled {
+            out.push_str(text);
+            return false;
+        }
+        let before = *removed;
+        let body = match rights::signature_start(text) {
+            Some(at) => {
+                removed.signatures += 1;
+                &text[..at]
+            }
+            None => text,
+        };
+        let mut copied = 0;
+        scanner.scan(body, |s| {
+            let verdict = self.judge(body, s);
+            if verdict != Verdict::Keep {
+                out.push_str(&body[copied..s.start]);
+                copied = s.end;
+                count(removed, verdict);
+            }
+        });
+        out.push_str(&body[copied..]);
+        let any = *removed != before;
+        removed.documents += u64::from(any);
+        any
+    }
+
+    /// What becomes of one segment of `text`.
+    fn judge(&self, text: &str, s: &Segment<'_>) -> Verdict {
+        let raw = &text[s.start..s.end];
+        if self.keep.contains(&s.key) {
+            return Verdict::Keep;
+        }
+        if rights::is_rights_statement(s.norm, s.anchored) {
+            return Verdict::Rights;
+        }
+        if rights::is_quote_header(raw) {
+            return Verdict::QuoteHeader;
+        }
+        if long_enough(s) && self.set.contains(&s.key) {
+            return Verdict::Repeated;
+        }
+        Verdict::Keep
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Keep,
+    Repeated,
+    Rights,
+    QuoteHeader,
+}
+
+fn count(r: &mut Removed, v: Verdict) {
+    match v {
+        Verdict::Repeated => r.repeated += 1,
+        Verdict::Rights => r.rights_statements += 1,
+        Verdict::QuoteHeader => r.quote_headers += 1,
+        Verdict::Keep => {}
+    }
+}
+
+/// Long enough for the repetition rule (see [`MIN_WORDS`], [`MIN_LETTERS`]).
+fn long_enough(s: &Segment<'_>) -> bool {
+    s.words >= MIN_WORDS && s.letters >= MIN_LETTERS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fit(texts: &[&str], min_docs: Option<usize>) -> Boilerplate {
+        BoilerplateParams::new()
+            .min_docs(min_docs)
+            .check()
+            .unwrap()
+            .fit(texts)
+    }
+
+    fn strip(b: &Boilerplate, text: &str) -> (String, Removed) {
+        let (mut out, mut r, mut scanner) = (String::new(), Removed::default(), Scanner::default());
+        b.strip(text, &mut out, &mut r, &mut scanner);
+        (out, r)
+    }
+
+    #[test]
+    fn years_and_numbers_do_not_split_a_publisher_line() {
+        let texts = [
+            "Kernels for graphs. © 2017 IEEE.",
+            "Deep nets for speech. Personal note of the editors here. Copyright © 2019 IEEE.",
+            "Bandits. Personal note of the editors here.",
+            "Trees. Personal note of the editors here.",
+        ];
+        let b = fit(&texts, Some(3));
+        assert_eq!(b.repeated.len(), 1);
+        assert_eq!(b.repeated[0].text, "Personal note of the editors here.");
+        assert_eq!(b.repeated[0].documents, 3);
+        let (t, r) = strip(&b, texts[1]);
+        assert_eq!(
+            t.split_whitespace().collect::<Vec<_>>(),
+            ["Deep", "nets", "for", "speech."]
+        );
+        assert_eq!((r.repeated, r.rights_statements, r.documents), (1, 1, 1));
+        assert_eq!(strip(&b, texts[0]).0.trim(), "Kernels for graphs.");
+    }
+
+    #[test]
+    fn rights_statements_go_even_once() {
+        let b = fit(&["x"], None);
+        let text = "We study kernels. © The Author(s) 2018. Published by Oxford University Press on behalf of the Society. \
+                    All rights reserved. For permissions, please email: journals.permissions@oup.com";
+        let (t, r) = strip(&b, text);
+        assert_eq!(t.trim(), "We study kernels.");
+        assert_eq!(r.rights_statements, 4);
+        // A sentence about copyright is not a statement of it.
+        assert_eq!(
+            strip(&b, "We detect copyright infringement in diffusion models.")
+                .1
+                .rights_statements,
+            0
+        );
+    }
+
+    #[test]
+    fn duplicate_documents_count_once() {
+        let t = "A paper that is listed three times in the list.";
+        let b = fit(&[t, t, t, "Another one."], Some(3));
+        assert!(b.repeated.is_empty());
+    }
+
+    #[test]
+    fn signatures_and_quote_headers() {
+        let texts = [
+            "My car broke.\nIn article <1993.abc@x.edu>, joe@y.com (Joe) writes:\nGordon Banks N3JXP | Skepticism is the chastity of the intellect\n",
+            "Doctors disagree.\nGordon Banks N3JXP | Skepticism is the chastity of the intellect\n",
+            "Take aspirin.\n--\nSome One, Dept of Things\nPhone 555\n",
+        ];
+        let b = fit(&texts, Some(2));
+        assert_eq!(b.repeated.len(), 1);
+        let (t, r) = strip(&b, texts[0]);
+        assert_eq!(t.trim(), "My car broke.");
+        assert_eq!((r.quote_headers, r.repeated), (1, 1));
+        let (t, r) = strip(&b, texts[2]);
+        assert_eq!(t.trim(), "Take aspirin.");
+        assert_eq!(r.signatures, 1);
+    }
+
+    #[test]
+    fn keep_wins_and_off_is_off() {
+        let texts = [
+            "a. Code and data are released here.",
+            "b. Code and data are released here.",
+            "c. Code and data are released here.",
+        ];
+        let kept = BoilerplateParams::new()
+            .min_docs(Some(3))
+            .keep(vec!["Code and data are released here".into()])
+            .check()
+            .unwrap()
+            .fit(&texts);
+        assert!(kept.repeated.is_empty());
+        assert_eq!(strip(&kept, texts[0]).0, texts[0]);
+        let off = BoilerplateParams::new()
+            .enabled(false)
+            .check()
+            .unwrap()
+            .fit(&texts);
+        assert_eq!(strip(&off, "© 2019 IEEE. Text.").0, "© 2019 IEEE. Text.");
+    }
+
+    #[test]
+    fn chinese_sentences_are_segments() {
+        let texts = [
+            "卷积神经网络用于图像分类。本文版权归作者所有，未经许可不得转载。",
+            "图神经网络。本文版权归作者所有，未经许可不得转载。",
+            "强化学习。本文版权归作者所有，未经许可不得转载。",
+        ];
+        // Han text has no spaces: each ideograph counts as a word.
+        let b = BoilerplateParams::new()
+            .min_docs(Some(3))
+            .check()
+            .unwrap()
+            .fit(&texts);
+        assert_eq!(b.repeated.len(), 1);
+        assert_eq!(strip(&b, texts[1]).0, "图神经网络。");
+        let mut segs = Vec::new();
+        Scanner::default().scan(texts[0], |s| segs.push(&texts[0][s.start..s.end]));
+        assert_eq!(
+            segs,
+            [
+                "卷积神经网络用于图像分类。",
+                "本文版权归作者所有，未经许可不得转载。"
+            ]
+        );
+    }
+
+    #[test]
+    fn auto_threshold() {
+        assert_eq!(auto_min_docs(30), 3);
+        assert_eq!(auto_min_docs(18_846), 19);
+        assert_eq!(auto_min_docs(200_000), 200);
+        assert_eq!(
+            BoilerplateParams::new().min_docs(Some(1)).check(),
+            Err(BoilerplateParamsError::MinDocs)
+        );
+    }
+
+    #[test]
+    fn the_fit_is_the_same_for_any_thread_count() {
+        // Unique words per document (digits would all normalise to `0`).
+        let word = |mut n: usize| {
+            let mut w = String::new();
+            while {
+                w.push((b'a' + (n % 26) as u8) as char);
+                n /= 26;
+                n > 0
+            } {}
+            w
+        };
+        let texts: Vec<String> = (0..20_000)
+            .map(|i| {
+                format!(
+                    "{} {} {}. Shared line number {} of the corpus here.",
+                    word(i),
+                    word(i * 7 + 1),
+                    word(i * 13 + 5),
+                    i % 5
+                )
+            })
+            .collect();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| fit_strings(&texts));
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+            .install(|| fit_strings(&texts));
+        assert_eq!(one, two);
+        assert_eq!(
+            one.repeated.len(),
+            1,
+            "digits are one word: the five lines are one"
+        );
+    }
+
+    fn fit_strings(texts: &[String]) -> Boilerplate {
+        BoilerplateParams::new().check().unwrap().fit(texts)
+    }
+}
