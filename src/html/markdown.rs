@@ -20,7 +20,15 @@ pub(crate) fn render(data: &ReportData) -> String {
     out
 }
 
+/// The whole summary: the header line, the largest topics, then the movers.
 fn summary(out: &mut String, d: &ReportData) -> fmt::Result {
+    header(out, d)?;
+    topics(out, d)?;
+    movers(out, d)
+}
+
+/// One line: title, corpus, number of topics and run date, then a blank line.
+fn header(out: &mut String, d: &ReportData) -> fmt::Result {
     let title = d.title.trim();
     write!(
         out,
@@ -39,33 +47,42 @@ fn summary(out: &mut String, d: &ReportData) -> fmt::Result {
         write!(out, " \u{b7} run {}", Md(d.run_date.trim()))?;
     }
     out.push_str("\n\n");
+    Ok(())
+}
 
+/// The table of the largest [`SUMMARY_TOPICS`] topics, largest first.
+fn topics(out: &mut String, d: &ReportData) -> fmt::Result {
     if d.topics.is_empty() {
         out.push_str("No topics were found.\n");
-    } else {
-        // Largest first; the stable sort keeps the pipeline's order on ties.
-        let mut order: Vec<usize> = (0..d.topics.len()).collect();
-        order.sort_by(|&a, &b| d.topics[b].size.cmp(&d.topics[a].size));
-        let shown = order.len().min(SUMMARY_TOPICS);
-        if shown < order.len() {
-            writeln!(out, "Top {shown} of {} topics:\n", order.len())?;
-        } else {
-            out.push_str("Topics:\n\n");
-        }
-        out.push_str("| # | Topic | Size | Share |\n|--:|:--|--:|--:|\n");
-        for &i in order.iter().take(shown) {
-            let t = &d.topics[i];
-            writeln!(
-                out,
-                "| {} | {} | {} | {} |",
-                t.id,
-                Md(&topic_label(t.id, &t.label)),
-                Count(t.size),
-                Pct(t.share)
-            )?;
-        }
+        return Ok(());
     }
+    // Largest first; the stable sort keeps the pipeline's order on ties.
+    let mut order: Vec<usize> = (0..d.topics.len()).collect();
+    order.sort_by(|&a, &b| d.topics[b].size.cmp(&d.topics[a].size));
+    let shown = order.len().min(SUMMARY_TOPICS);
+    if shown < order.len() {
+        writeln!(out, "Top {shown} of {} topics:\n", order.len())?;
+    } else {
+        out.push_str("Topics:\n\n");
+    }
+    out.push_str("| # | Topic | Size | Share |\n|--:|:--|--:|--:|\n");
+    for &i in order.iter().take(shown) {
+        let t = &d.topics[i];
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            t.id,
+            Md(&topic_label(t.id, &t.label)),
+            Count(t.size),
+            Pct(t.share)
+        )?;
+    }
+    Ok(())
+}
 
+/// The tables of the rising and the declining topics (up to [`SUMMARY_MOVERS`] each), with
+/// what their change measures; or a line saying why there are none.
+fn movers(out: &mut String, d: &ReportData) -> fmt::Result {
     let rising: Vec<&Mover> = d.movers.iter().filter(|m| m.change > 0.0).collect();
     let declining: Vec<&Mover> = d.movers.iter().filter(|m| m.change < 0.0).collect();
     if rising.is_empty() && declining.is_empty() {

@@ -39,6 +39,7 @@
 //! 12%); a mover's `change` is in the same unit (shown as percentage
 //! points, e.g. +1.20 pp) and its meaning is given by `trend_measure`.
 
+mod details;
 mod escape;
 mod markdown;
 mod page;

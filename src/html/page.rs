@@ -6,7 +6,8 @@
 //! so the only markup in the page is the markup written here, the
 //! sparklines and the sanitised charts. Problems met while rendering (a chart
 //! that is not SVG, a trend with the wrong number of periods, duplicate
-//! topic ids) do not fail the page: they are added to its warnings.
+//! topic ids) do not fail the page: they are added to its warnings. The per-topic sections
+//! ("Topics in detail") are written by [`details`](super::details).
 
 use super::escape::{safe_colour, truncate, Count, Html, Num, Pct, Points};
 use super::sparkline::{self, TrendProblem};
@@ -27,10 +28,6 @@ const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:;
 
 /// Longest representative title in the topic table, in characters.
 const TABLE_TITLE_CHARS: usize = 140;
-/// Longest title in a topic's section, in characters.
-const SECTION_TITLE_CHARS: usize = 400;
-/// Longest snippet, in characters.
-const SNIPPET_CHARS: usize = 1200;
 
 pub(crate) fn render(data: &ReportData) -> String {
     let charts_len: usize = data.charts.iter().map(|c| c.svg.len()).sum();
@@ -92,7 +89,7 @@ fn page(out: &mut String, d: &ReportData, notes: &mut Vec<String>) -> fmt::Resul
     movers(out, d, &seen)?;
     charts(out, d, &svgs)?;
     hierarchy(out, d, &svgs, &seen)?;
-    topic_sections(out, d)?;
+    super::details::topic_sections(out, d)?;
     metrics(out, d)?;
     warnings(out, d, notes)?;
     write!(
@@ -186,7 +183,7 @@ fn max_share(topics: &[ReportTopic]) -> f64 {
 }
 
 /// A bar length in percent of its track, 0..=100.
-fn bar_pct(value: f64, max: f64) -> f64 {
+pub(super) fn bar_pct(value: f64, max: f64) -> f64 {
     if value.is_finite() && max > 0.0 {
         (value / max * 100.0).clamp(0.0, 100.0)
     } else {
@@ -194,7 +191,7 @@ fn bar_pct(value: f64, max: f64) -> f64 {
     }
 }
 
-fn swatch(out: &mut String, colour: &str) -> fmt::Result {
+pub(super) fn swatch(out: &mut String, colour: &str) -> fmt::Result {
     write!(
         out,
         "<span class=\"swatch\" style=\"background:{}\"></span>",
@@ -448,101 +445,6 @@ fn hierarchy(
         )?;
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
-    Ok(())
-}
-
-fn topic_sections(out: &mut String, d: &ReportData) -> fmt::Result {
-    if d.topics.is_empty() {
-        return Ok(());
-    }
-    out.push_str("<section id=\"topic-details\">\n<h2>Topics in detail</h2>\n");
-    let mut seen = HashSet::new();
-    for t in &d.topics {
-        let colour = safe_colour(&t.colour);
-        if seen.insert(t.id) {
-            writeln!(out, "<article class=\"topic\" id=\"topic-{}\">", t.id)?;
-        } else {
-            out.push_str("<article class=\"topic\">\n");
-        }
-        out.push_str("<h3>");
-        swatch(out, colour)?;
-        writeln!(
-            out,
-            " <span class=\"tid\">Topic {}</span> <span dir=\"auto\">{}</span></h3>",
-            t.id,
-            Html(&topic_label(t.id, &t.label))
-        )?;
-        write!(
-            out,
-            "<p class=\"meta\">{} documents \u{b7} {} of the corpus</p>\n<div class=\"topic-body\">\n",
-            Count(t.size),
-            Pct(t.share)
-        )?;
-        if !t.terms.is_empty() {
-            out.push_str(
-                "<div class=\"terms-col\">\n<h4>Top terms</h4>\n<table class=\"weights\">\n<tbody>\n",
-            );
-            let max = t
-                .terms
-                .iter()
-                .map(|(_, w)| *w)
-                .filter(|w| w.is_finite())
-                .fold(f64::MIN_POSITIVE, f64::max);
-            for (term, weight) in &t.terms {
-                writeln!(
-                    out,
-                    "<tr><td dir=\"auto\">{}</td><td class=\"num\">{}</td><td class=\"wbar\">\
-                     <span style=\"width:{:.1}%;background:{colour}\"></span></td></tr>",
-                    Html(term),
-                    Num(*weight),
-                    bar_pct(*weight, max)
-                )?;
-            }
-            out.push_str("</tbody>\n</table>\n</div>\n");
-        }
-        let mut trend = String::new();
-        if sparkline::large(&mut trend, &t.shares_by_period, &d.periods, colour) {
-            write!(
-                out,
-                "<div class=\"trend-col\">\n<h4>Share by period</h4>\n{trend}\n</div>\n"
-            )?;
-        }
-        out.push_str("</div>\n");
-        if !t.representatives.is_empty() {
-            out.push_str("<h4>Representative papers</h4>\n<ol class=\"reps\">\n");
-            for doc in &t.representatives {
-                let title = if doc.title.trim().is_empty() {
-                    &doc.id
-                } else {
-                    &doc.title
-                };
-                write!(
-                    out,
-                    "<li><p class=\"rep-title\"><span dir=\"auto\">{}</span>",
-                    Html(&truncate(title, SECTION_TITLE_CHARS))
-                )?;
-                if !doc.id.trim().is_empty() {
-                    write!(
-                        out,
-                        " <span class=\"doc-id\">{}</span>",
-                        Html(doc.id.trim())
-                    )?;
-                }
-                out.push_str("</p>");
-                if !doc.snippet.trim().is_empty() {
-                    write!(
-                        out,
-                        "<p class=\"snippet\" dir=\"auto\">{}</p>",
-                        Html(&truncate(&doc.snippet, SNIPPET_CHARS))
-                    )?;
-                }
-                out.push_str("</li>\n");
-            }
-            out.push_str("</ol>\n");
-        }
-        out.push_str("</article>\n");
-    }
-    out.push_str("</section>\n");
     Ok(())
 }
 

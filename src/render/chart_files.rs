@@ -3,6 +3,8 @@
 
 use super::{Analysis, RenderError};
 use crate::chart::{self, ChartStyle};
+use crate::cluster::KSelection;
+use crate::describe::hierarchy::TopicTree;
 use std::path::Path;
 
 /// A chart that was drawn (its SVG text, for the report) or skipped (with a note).
@@ -35,6 +37,8 @@ impl DrawnChart {
 }
 
 /// Draws every chart into `dir`; `top` topics get their own line in the share-over-time chart.
+/// The report lists them in this order: the trends (share over time, movers), the topics
+/// (sizes, terms), the document map, similarity, the tree and the choice of k.
 pub fn draw_charts(
     style: &ChartStyle,
     top: usize,
@@ -45,10 +49,149 @@ pub fn draw_charts(
         path: dir.to_path_buf(),
         source,
     })?;
+    // The document map (a dot per document) takes longest: it is drawn on another thread while
+    // the other charts are drawn here. A report from summed counts has no documents to place.
+    let (map, first) = rayon::join(
+        || a.per_document().then(|| document_map(style, a, dir)),
+        || -> Result<Vec<DrawnChart>, RenderError> {
+            // Trend charts first: they tell the story.
+            Ok(vec![
+                share_over_time(style, top, a, dir)?,
+                trend_movers(style, a, dir)?,
+                topic_sizes(style, a, dir)?,
+                top_terms(style, a, dir)?,
+            ])
+        },
+    );
+    let mut drawn = first?;
+    if let Some(map) = map {
+        drawn.push(map?);
+    }
+    drawn.push(topic_similarity(style, a, dir)?);
+    if let Some(tree) = &a.tree {
+        drawn.push(topic_tree(style, tree, dir)?);
+    }
+    if let Some(sel) = &a.k_selection {
+        drawn.push(k_selection(style, sel, dir)?);
+    }
+    Ok(drawn)
+}
+
+/// The share of each period's documents in the `top` topics that moved most (one line each),
+/// and in all the others together (one line, "other").
+fn share_over_time(
+    style: &ChartStyle,
+    top: usize,
+    a: &Analysis,
+    dir: &Path,
+) -> Result<DrawnChart, RenderError> {
     let topics = &a.summary.topics;
-    let label = |t: usize| topics[t].label.clone();
     let periods: Vec<String> = a.trends.periods.iter().map(|p| p.label.clone()).collect();
     let positions: Vec<f64> = a.trends.periods.iter().map(|p| p.x).collect();
+    let top = top.min(topics.len());
+    let moving = a.trends.most_moving(top);
+    let mut series: Vec<chart::TopicSeries> = moving
+        .iter()
+        .map(|&t| chart::TopicSeries {
+            topic_id: topics[t].id,
+            label: topics[t].label.clone(),
+            values: a.trends.shares[t].clone(),
+        })
+        .collect();
+    if topics.len() > top {
+        let other: Vec<f64> = (0..periods.len())
+            .map(|j| {
+                (0..topics.len())
+                    .filter(|t| !moving.contains(t))
+                    .map(|t| a.trends.shares[t][j])
+                    .sum()
+            })
+            .collect();
+        series.push(chart::TopicSeries {
+            topic_id: usize::MAX,
+            label: "other".into(),
+            values: other,
+        });
+    }
+    Ok(DrawnChart::new(
+        "topic_share_over_time",
+        format!("Share of each period's documents in the {top} topics that moved most."),
+        chart::topic_share_over_time(dir, style, &periods, &positions, &series)?,
+    ))
+}
+
+/// The fastest rising and declining topics (up to five each way), by their change in share.
+fn trend_movers(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChart, RenderError> {
+    let topics = &a.summary.topics;
+    let movers: Vec<chart::Mover> = a
+        .trends
+        .extremes(5.min(topics.len() / 2).max(1))
+        .into_iter()
+        .map(|m| chart::Mover {
+            topic_id: topics[m.topic_id].id,
+            label: topics[m.topic_id].label.clone(),
+            change: m.slope,
+        })
+        .collect();
+    let unit = if a.trends.timed {
+        "per year"
+    } else {
+        "per batch"
+    };
+    Ok(DrawnChart::new(
+        "trend_movers",
+        format!("Fastest rising and declining topics: change in share, percentage points {unit}."),
+        chart::movers(
+            dir,
+            style,
+            &movers,
+            &format!("change in share (percentage points {unit})"),
+        )?,
+    ))
+}
+
+/// Documents per topic.
+fn topic_sizes(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChart, RenderError> {
+    let bars: Vec<chart::TopicBar> = a
+        .summary
+        .topics
+        .iter()
+        .map(|t| chart::TopicBar {
+            topic_id: t.id,
+            label: t.label.clone(),
+            size: t.size,
+            share: t.share,
+        })
+        .collect();
+    Ok(DrawnChart::new(
+        "topic_sizes",
+        "Documents per topic.".into(),
+        chart::topic_sizes(dir, style, &bars)?,
+    ))
+}
+
+/// Each topic's top terms with their class-based TF-IDF weights.
+fn top_terms(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChart, RenderError> {
+    let terms: Vec<chart::TopicTerms> = a
+        .summary
+        .topics
+        .iter()
+        .map(|t| chart::TopicTerms {
+            topic_id: t.id,
+            label: t.label.clone(),
+            terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
+        })
+        .collect();
+    Ok(DrawnChart::new(
+        "top_terms",
+        "The words that set each topic apart (class-based TF-IDF).".into(),
+        chart::top_terms(dir, style, &terms)?,
+    ))
+}
+
+/// Every document at its place on the map, coloured by topic, with each topic's centre.
+fn document_map(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChart, RenderError> {
+    let topics = &a.summary.topics;
     let points: Vec<chart::MapPoint> = a
         .map
         .documents
@@ -67,163 +210,72 @@ pub fn draw_charts(
         .enumerate()
         .map(|(t, p)| chart::MapTopic {
             topic_id: topics[t].id,
-            label: label(t),
+            label: topics[t].label.clone(),
             x: p[0],
             y: p[1],
         })
         .collect();
-    // The document map (a dot per document) takes longest: it is drawn on another thread while
-    // the other charts are drawn here. The report lists them in a fixed order either way.
-    let (map, first) = rayon::join(
-        // A report from summed counts has no documents to place.
-        || {
-            a.per_document()
-                .then(|| chart::document_map(dir, style, &points, &centres))
-        },
-        || -> Result<Vec<DrawnChart>, RenderError> {
-            let mut drawn = Vec::new();
-            let mut add = |name, caption, oc| drawn.push(DrawnChart::new(name, caption, oc));
-            // Trend charts first: they tell the story. The lines are the topics that moved most.
-            let top = top.min(topics.len());
-            let moving = a.trends.most_moving(top);
-            let mut series: Vec<chart::TopicSeries> = moving
-                .iter()
-                .map(|&t| chart::TopicSeries {
-                    topic_id: topics[t].id,
-                    label: label(t),
-                    values: a.trends.shares[t].clone(),
-                })
-                .collect();
-            if topics.len() > top {
-                let other: Vec<f64> = (0..periods.len())
-                    .map(|j| {
-                        (0..topics.len())
-                            .filter(|t| !moving.contains(t))
-                            .map(|t| a.trends.shares[t][j])
-                            .sum()
-                    })
-                    .collect();
-                series.push(chart::TopicSeries {
-                    topic_id: usize::MAX,
-                    label: "other".into(),
-                    values: other,
-                });
-            }
-            add(
-                "topic_share_over_time",
-                format!("Share of each period's documents in the {top} topics that moved most."),
-                chart::topic_share_over_time(dir, style, &periods, &positions, &series)?,
-            );
-            let movers: Vec<chart::Mover> = a
-                .trends
-                .extremes(5.min(topics.len() / 2).max(1))
-                .into_iter()
-                .map(|m| chart::Mover {
-                    topic_id: topics[m.topic_id].id,
-                    label: label(m.topic_id),
-                    change: m.slope,
-                })
-                .collect();
-            let unit = if a.trends.timed {
-                "per year"
-            } else {
-                "per batch"
-            };
-            add(
-                "trend_movers",
-                format!("Fastest rising and declining topics: change in share, percentage points {unit}."),
-                chart::movers(
-                    dir,
-                    style,
-                    &movers,
-                    &format!("change in share (percentage points {unit})"),
-                )?,
-            );
-            add(
-                "topic_sizes",
-                "Documents per topic.".into(),
-                chart::topic_sizes(
-                    dir,
-                    style,
-                    &topics
-                        .iter()
-                        .map(|t| chart::TopicBar {
-                            topic_id: t.id,
-                            label: t.label.clone(),
-                            size: t.size,
-                            share: t.share,
-                        })
-                        .collect::<Vec<_>>(),
-                )?,
-            );
-            add(
-                "top_terms",
-                "The words that set each topic apart (class-based TF-IDF).".into(),
-                chart::top_terms(
-                    dir,
-                    style,
-                    &topics
-                        .iter()
-                        .map(|t| chart::TopicTerms {
-                            topic_id: t.id,
-                            label: t.label.clone(),
-                            terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
-                        })
-                        .collect::<Vec<_>>(),
-                )?,
-            );
-            Ok(drawn)
-        },
-    );
-    let mut drawn = first?;
-    let mut add = |name, caption, oc| drawn.push(DrawnChart::new(name, caption, oc));
-    if let Some(map) = map {
-        add(
-            "document_map",
-            "Every document on the two main axes of the topic centroids, coloured by topic.".into(),
-            map?,
-        );
-    }
+    Ok(DrawnChart::new(
+        "document_map",
+        "Every document on the two main axes of the topic centroids, coloured by topic.".into(),
+        chart::document_map(dir, style, &points, &centres)?,
+    ))
+}
+
+/// The cosine similarity of every pair of topic centroids, as a heatmap.
+fn topic_similarity(
+    style: &ChartStyle,
+    a: &Analysis,
+    dir: &Path,
+) -> Result<DrawnChart, RenderError> {
+    let topics = &a.summary.topics;
     let labels: Vec<String> = topics.iter().map(|t| t.label.clone()).collect();
     let ids: Vec<usize> = topics.iter().map(|t| t.id).collect();
-    add(
+    Ok(DrawnChart::new(
         "topic_similarity",
         "Cosine similarity of topic centroids: related topics light up.".into(),
         chart::similarity_heatmap(dir, style, &labels, &ids, &a.similarity)?,
-    );
-    if let Some(tree) = &a.tree {
-        let nodes: Vec<chart::TreeNode> = tree
-            .nodes
-            .iter()
-            .map(|n| chart::TreeNode {
-                id: n.node,
-                label: n.label.clone(),
-                children: n.children.clone(),
-                distance: n.distance,
-            })
-            .collect();
-        add(
-            "topic_tree",
-            "The topic hierarchy: topics joined where their class-based TF-IDF weights are alike, kin topics first (Ward's linkage)."
-                .into(),
-            chart::topic_tree(dir, style, &nodes)?,
-        );
-    }
-    if let Some(sel) = &a.k_selection {
-        let points: Vec<chart::KScore> = sel
-            .scores
-            .iter()
-            .map(|s| chart::KScore {
-                k: s.k,
-                silhouette: s.silhouette,
-                inertia: s.inertia,
-            })
-            .collect();
-        add(
-            "k_selection",
-            format!("How k = {} was chosen: {}.", sel.chosen, sel.rule),
-            chart::k_selection(dir, style, &points, sel.chosen)?,
-        );
-    }
-    Ok(drawn)
+    ))
+}
+
+/// The topic hierarchy as a tree.
+fn topic_tree(style: &ChartStyle, tree: &TopicTree, dir: &Path) -> Result<DrawnChart, RenderError> {
+    let nodes: Vec<chart::TreeNode> = tree
+        .nodes
+        .iter()
+        .map(|n| chart::TreeNode {
+            id: n.node,
+            label: n.label.clone(),
+            children: n.children.clone(),
+            distance: n.distance,
+        })
+        .collect();
+    Ok(DrawnChart::new(
+        "topic_tree",
+        "The topic hierarchy: topics joined where their class-based TF-IDF weights are alike, kin topics first (Ward's linkage)."
+            .into(),
+        chart::topic_tree(dir, style, &nodes)?,
+    ))
+}
+
+/// The scores of every k tried, and the one chosen.
+fn k_selection(
+    style: &ChartStyle,
+    sel: &KSelection,
+    dir: &Path,
+) -> Result<DrawnChart, RenderError> {
+    let points: Vec<chart::KScore> = sel
+        .scores
+        .iter()
+        .map(|s| chart::KScore {
+            k: s.k,
+            silhouette: s.silhouette,
+            inertia: s.inertia,
+        })
+        .collect();
+    Ok(DrawnChart::new(
+        "k_selection",
+        format!("How k = {} was chosen: {}.", sel.chosen, sel.rule),
+        chart::k_selection(dir, style, &points, sel.chosen)?,
+    ))
 }

@@ -4,8 +4,11 @@ use super::chart_files::DrawnChart;
 use super::{Analysis, RenderError};
 use crate::chart;
 use crate::config::Settings;
+use crate::describe::hierarchy::TopicTree;
 use crate::describe::trends;
+use crate::evaluate::Metrics;
 use crate::html::{self, ReportChart, ReportData, ReportDoc, ReportTopic};
+use crate::ingest::Corpus;
 use crate::progress::thousands;
 use std::path::Path;
 
@@ -28,6 +31,8 @@ pub fn write_report(
     Ok(())
 }
 
+/// What the report shows, from the analysis: the run's facts and settings, its topics, the
+/// drawn charts, the movers, the metrics, the warnings and the hierarchy's merges.
 fn report_data(
     settings: &Settings,
     a: &Analysis,
@@ -35,134 +40,170 @@ fn report_data(
     warnings: &[String],
     started: chrono::DateTime<chrono::Utc>,
 ) -> ReportData {
-    let timed_periods = a.trends.periods.len() >= 2;
-    let topics = &a.summary.topics;
-    let corpus = &a.corpus;
     ReportData {
         title: settings.title.clone(),
-        corpus: format!(
-            "{} file{}, {} documents{}",
-            corpus.sources.len(),
-            if corpus.sources.len() == 1 { "" } else { "s" },
-            thousands(a.summary.documents),
-            if corpus.skipped.is_empty() {
-                String::new()
-            } else {
-                format!(" ({} left out)", corpus.skipped.len())
-            }
-        ),
+        corpus: corpus_line(a),
         documents: a.summary.documents,
         periods: a.trends.periods.iter().map(|p| p.label.clone()).collect(),
         k: a.clustering.k(),
-        k_rule: match &a.k_selection {
-            Some(sel) => format!(
-                "automatic, {}..{}: {}",
-                sel.scores[0].k,
-                sel.scores[sel.scores.len() - 1].k,
-                sel.rule
-            ),
-            None => "fixed in the pipeline file".into(),
-        },
+        k_rule: k_rule(a),
         run_date: started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        settings: vec![
-            ("pipeline".into(), settings.pipeline.display().to_string()),
-            ("seed".into(), settings.cluster.seed.to_string()),
-            (
-                "reduction".into(),
-                format!("{}, {} dims", a.reducer.method(), a.reducer.dims()),
-            ),
-            ("features".into(), thousands(a.tfidf.features().len())),
-            (
-                "min-df / max-df applied".into(),
-                format!("{} / {}", a.tfidf.df_bounds().0, a.tfidf.df_bounds().1),
-            ),
-            (
-                "k-means restarts".into(),
-                settings.cluster.runs_for(a.summary.documents).to_string(),
-            ),
-            ("period".into(), settings.trends.period.to_string()),
-        ],
-        topics: topics
-            .iter()
-            .enumerate()
-            .map(|(index, t)| ReportTopic {
-                id: t.id,
-                label: t.label.clone(),
-                size: t.size,
-                share: t.share,
-                terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
-                representatives: t
-                    .representatives
-                    .iter()
-                    .map(|&i| ReportDoc {
-                        id: corpus.documents[i].id.clone(),
-                        title: crate::ingest::display_title(corpus, i).into_owned(),
-                        snippet: crate::ingest::snippet(
-                            &corpus.documents[i].text,
-                            crate::ingest::SNIPPET_CHARS,
-                        ),
-                    })
-                    .collect(),
-                shares_by_period: if timed_periods {
-                    a.trends.shares[index].clone()
-                } else {
-                    Vec::new()
-                },
-                colour: chart::palette_hex(t.id),
-            })
-            .collect(),
-        charts: charts
-            .iter()
-            .filter_map(|c| {
-                c.svg.as_ref().map(|svg| ReportChart {
-                    name: c.name.into(),
-                    caption: c.caption.clone(),
-                    svg: svg.clone(),
-                })
-            })
-            .collect(),
-        movers: a
-            .trends
-            .by_direction()
-            .into_iter()
-            .map(|m| html::Mover {
-                topic_id: topics[m.topic_id].id,
-                label: topics[m.topic_id].label.clone(),
-                change: m.slope / 100.0,
-            })
-            .collect(),
+        settings: settings_rows(settings, a),
+        topics: report_topics(a),
+        charts: report_charts(charts),
+        movers: movers(a),
         trend_measure: trends::MEASURE.into(),
-        metrics: a.metrics.as_ref().map(|m| {
-            vec![
-                ("V-measure".into(), m.v_measure),
-                ("ARI".into(), m.ari),
-                ("NMI".into(), m.nmi),
-                ("homogeneity".into(), m.homogeneity),
-                ("completeness".into(), m.completeness),
-            ]
-        }),
+        metrics: a.metrics.as_ref().map(metric_rows),
         warnings: warnings.to_vec(),
-        hierarchy: a
-            .tree
-            .as_ref()
-            .map(|tree| {
-                let label = |id: usize| {
-                    topics
-                        .iter()
-                        .find(|t| t.id == id)
-                        .map_or_else(String::new, |t| t.label.clone())
-                };
-                tree.nodes
-                    .iter()
-                    .filter(|n| !n.children.is_empty())
-                    .map(|n| html::ReportMerge {
-                        label: n.label.clone(),
-                        topics: n.topics.iter().map(|&id| (id, label(id))).collect(),
-                        distance: n.distance,
-                        size: n.size,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
+        hierarchy: a.tree.as_ref().map(|t| merges(a, t)).unwrap_or_default(),
     }
+}
+
+/// What was read: "2 files, 1,234 documents (3 left out)".
+fn corpus_line(a: &Analysis) -> String {
+    let corpus = &a.corpus;
+    format!(
+        "{} file{}, {} documents{}",
+        corpus.sources.len(),
+        if corpus.sources.len() == 1 { "" } else { "s" },
+        thousands(a.summary.documents),
+        if corpus.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} left out)", corpus.skipped.len())
+        }
+    )
+}
+
+/// How k was chosen: the range tried and the rule, or fixed.
+fn k_rule(a: &Analysis) -> String {
+    match &a.k_selection {
+        Some(sel) => format!(
+            "automatic, {}..{}: {}",
+            sel.scores[0].k,
+            sel.scores[sel.scores.len() - 1].k,
+            sel.rule
+        ),
+        None => "fixed in the pipeline file".into(),
+    }
+}
+
+/// The settings the report lists, key and value.
+fn settings_rows(settings: &Settings, a: &Analysis) -> Vec<(String, String)> {
+    vec![
+        ("pipeline".into(), settings.pipeline.display().to_string()),
+        ("seed".into(), settings.cluster.seed.to_string()),
+        (
+            "reduction".into(),
+            format!("{}, {} dims", a.reducer.method(), a.reducer.dims()),
+        ),
+        ("features".into(), thousands(a.tfidf.features().len())),
+        (
+            "min-df / max-df applied".into(),
+            format!("{} / {}", a.tfidf.df_bounds().0, a.tfidf.df_bounds().1),
+        ),
+        (
+            "k-means restarts".into(),
+            settings.cluster.runs_for(a.summary.documents).to_string(),
+        ),
+        ("period".into(), settings.trends.period.to_string()),
+    ]
+}
+
+/// Every topic with its terms, representatives, colour and (with two periods or more) its
+/// share by period.
+fn report_topics(a: &Analysis) -> Vec<ReportTopic> {
+    let timed_periods = a.trends.periods.len() >= 2;
+    a.summary
+        .topics
+        .iter()
+        .enumerate()
+        .map(|(index, t)| ReportTopic {
+            id: t.id,
+            label: t.label.clone(),
+            size: t.size,
+            share: t.share,
+            terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
+            representatives: t
+                .representatives
+                .iter()
+                .map(|&i| report_doc(&a.corpus, i))
+                .collect(),
+            shares_by_period: if timed_periods {
+                a.trends.shares[index].clone()
+            } else {
+                Vec::new()
+            },
+            colour: chart::palette_hex(t.id),
+        })
+        .collect()
+}
+
+/// Document `i` of the corpus as the report shows it: id, title and snippet.
+fn report_doc(corpus: &Corpus, i: usize) -> ReportDoc {
+    ReportDoc {
+        id: corpus.documents[i].id.clone(),
+        title: crate::ingest::display_title(corpus, i).into_owned(),
+        snippet: crate::ingest::snippet(&corpus.documents[i].text, crate::ingest::SNIPPET_CHARS),
+    }
+}
+
+/// The charts that were drawn (a skipped chart has no SVG to show).
+fn report_charts(charts: &[DrawnChart]) -> Vec<ReportChart> {
+    charts
+        .iter()
+        .filter_map(|c| {
+            c.svg.as_ref().map(|svg| ReportChart {
+                name: c.name.into(),
+                caption: c.caption.clone(),
+                svg: svg.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The rising and declining topics, with their change as a fraction of share.
+fn movers(a: &Analysis) -> Vec<html::Mover> {
+    let topics = &a.summary.topics;
+    a.trends
+        .by_direction()
+        .into_iter()
+        .map(|m| html::Mover {
+            topic_id: topics[m.topic_id].id,
+            label: topics[m.topic_id].label.clone(),
+            change: m.slope / 100.0,
+        })
+        .collect()
+}
+
+/// The agreement with the label column, by measure.
+fn metric_rows(m: &Metrics) -> Vec<(String, f64)> {
+    vec![
+        ("V-measure".into(), m.v_measure),
+        ("ARI".into(), m.ari),
+        ("NMI".into(), m.nmi),
+        ("homogeneity".into(), m.homogeneity),
+        ("completeness".into(), m.completeness),
+    ]
+}
+
+/// The merges of the topic hierarchy (its inner nodes), each with the topics it joins.
+fn merges(a: &Analysis, tree: &TopicTree) -> Vec<html::ReportMerge> {
+    let topics = &a.summary.topics;
+    let label = |id: usize| {
+        topics
+            .iter()
+            .find(|t| t.id == id)
+            .map_or_else(String::new, |t| t.label.clone())
+    };
+    tree.nodes
+        .iter()
+        .filter(|n| !n.children.is_empty())
+        .map(|n| html::ReportMerge {
+            label: n.label.clone(),
+            topics: n.topics.iter().map(|&id| (id, label(id))).collect(),
+            distance: n.distance,
+            size: n.size,
+        })
+        .collect()
 }

@@ -53,84 +53,132 @@ pub fn write_all(
     warnings: &mut Vec<String>,
     progress: &mut Progress,
 ) -> Result<(), RenderError> {
-    let meta = crate::model::ModelMeta {
-        name: &settings.name,
-        title: &settings.title,
-        tokenizer: &settings.tokenize,
-    };
-    let formats = &settings.output.formats;
     let t = table_files::ReportTables::new(a);
     std::thread::scope(|scope| {
-        let workbook = formats.contains(&OutputFormat::Xlsx).then(|| {
-            let about = about(settings, a, started);
-            let chart_topics = a.trends.most_moving(settings.trends.top);
-            let t = &t;
-            let max = settings.output.workbook_documents;
-            if let Some(total) = a.documents_listed().filter(|&n| n > max) {
-                let note = format!(
-                    "report.xlsx holds the first {max} of {total} documents (output.workbook-documents); documents.csv has all"
-                );
-                progress.warn(&note);
-                warnings.push(note);
-            }
-            scope.spawn(move || {
-                let start = std::time::Instant::now();
-                let done = table_files::write_workbook(a, t, &about, &chart_topics, max, dir);
-                (done, start.elapsed().as_secs_f64())
-            })
-        });
-        // The tables and the model (tens of megabytes of JSON) are written side by side, and
-        // the charts are drawn meanwhile: each of the two stages alone leaves a core idle.
-        let export = || {
-            let (files, model) = rayon::join(
-                || table_files::write_files(a, &t, formats, dir),
-                || table_files::write_model(meta, a, dir),
-            );
-            files.and(model)
-        };
-        let names: Vec<String> = formats
-            .iter()
-            .filter(|f| **f != OutputFormat::Xlsx)
-            .map(|f| f.to_string())
-            .collect();
-        let export_detail = |_: &()| format!("tables as {}, model.json", names.join(", "));
-        let drawn = if settings.charts.enabled {
-            let style = &settings.charts.style;
-            let ((), drawn) = progress.side_by_side(
-                ("export", export, export_detail),
-                (
-                    "charts",
-                    || chart_files::draw_charts(style, settings.trends.top, a, &dir.join("charts")),
-                    |c: &Vec<chart_files::DrawnChart>| {
-                        format!("{} charts", c.iter().filter(|c| c.svg.is_some()).count())
-                    },
-                ),
-            )?;
-            for note in drawn.iter().flat_map(|c| &c.notes) {
-                progress.warn(note);
-                warnings.push(note.clone());
-            }
-            drawn
-        } else {
-            progress.stage("export", |_| export(), export_detail)?;
-            Vec::new()
-        };
+        let workbook = settings
+            .output
+            .formats
+            .contains(&OutputFormat::Xlsx)
+            .then(|| {
+                if let Some(note) = workbook_note(settings, a) {
+                    keep_warning(progress, warnings, note);
+                }
+                spawn_workbook(scope, settings, a, &t, started, dir)
+            });
+        let drawn = export_and_draw(settings, a, &t, dir, warnings, progress)?;
         progress.stage(
             "report",
             |_| html_files::write_report(settings, a, &drawn, warnings, started, dir),
             |_| "report.html, summary.md".to_string(),
         )?;
         if let Some(handle) = workbook {
-            let (done, secs) = handle.join().expect("the workbook thread does not panic");
-            progress.finished(
-                "workbook",
-                secs,
-                done.as_ref().ok().map(|_| "report.xlsx".into()),
-            );
-            done?;
+            finish_workbook(handle, progress)?;
         }
         Ok(())
     })
+}
+
+/// What the workbook thread hands back: its result, and how long it took in seconds.
+type WorkbookDone = (Result<(), RenderError>, f64);
+
+/// Says so when the workbook's Documents sheet holds only the first of the documents.
+fn workbook_note(settings: &Settings, a: &Analysis) -> Option<String> {
+    let max = settings.output.workbook_documents;
+    let total = a.documents_listed().filter(|&n| n > max)?;
+    Some(format!(
+        "report.xlsx holds the first {max} of {total} documents (output.workbook-documents); documents.csv has all"
+    ))
+}
+
+/// Starts writing `report.xlsx` on a thread of `scope`, timed.
+fn spawn_workbook<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    settings: &Settings,
+    a: &'scope Analysis,
+    t: &'scope table_files::ReportTables,
+    started: chrono::DateTime<chrono::Utc>,
+    dir: &'scope Path,
+) -> std::thread::ScopedJoinHandle<'scope, WorkbookDone> {
+    let about = about(settings, a, started);
+    let chart_topics = a.trends.most_moving(settings.trends.top);
+    let max = settings.output.workbook_documents;
+    scope.spawn(move || {
+        let start = std::time::Instant::now();
+        let done = table_files::write_workbook(a, t, &about, &chart_topics, max, dir);
+        (done, start.elapsed().as_secs_f64())
+    })
+}
+
+/// Waits for the workbook and records it as the `workbook` stage.
+fn finish_workbook(
+    handle: std::thread::ScopedJoinHandle<'_, WorkbookDone>,
+    progress: &mut Progress,
+) -> Result<(), RenderError> {
+    let (done, secs) = handle.join().expect("the workbook thread does not panic");
+    progress.finished(
+        "workbook",
+        secs,
+        done.as_ref().ok().map(|_| "report.xlsx".into()),
+    );
+    done
+}
+
+/// Writes the tables and the model (the `export` stage) and, when charts are on, draws them
+/// meanwhile (the `charts` stage); the charts' notes join `warnings`. Returns the charts drawn.
+fn export_and_draw(
+    settings: &Settings,
+    a: &Analysis,
+    t: &table_files::ReportTables,
+    dir: &Path,
+    warnings: &mut Vec<String>,
+    progress: &mut Progress,
+) -> Result<Vec<chart_files::DrawnChart>, RenderError> {
+    let meta = crate::model::ModelMeta {
+        name: &settings.name,
+        title: &settings.title,
+        tokenizer: &settings.tokenize,
+    };
+    let formats = &settings.output.formats;
+    // The tables and the model (tens of megabytes of JSON) are written side by side, and
+    // the charts are drawn meanwhile: each of the two stages alone leaves a core idle.
+    let export = || {
+        let (files, model) = rayon::join(
+            || table_files::write_files(a, t, formats, dir),
+            || table_files::write_model(meta, a, dir),
+        );
+        files.and(model)
+    };
+    let names: Vec<String> = formats
+        .iter()
+        .filter(|f| **f != OutputFormat::Xlsx)
+        .map(|f| f.to_string())
+        .collect();
+    let export_detail = |_: &()| format!("tables as {}, model.json", names.join(", "));
+    if !settings.charts.enabled {
+        progress.stage("export", |_| export(), export_detail)?;
+        return Ok(Vec::new());
+    }
+    let style = &settings.charts.style;
+    let ((), drawn) = progress.side_by_side(
+        ("export", export, export_detail),
+        (
+            "charts",
+            || chart_files::draw_charts(style, settings.trends.top, a, &dir.join("charts")),
+            |c: &Vec<chart_files::DrawnChart>| {
+                format!("{} charts", c.iter().filter(|c| c.svg.is_some()).count())
+            },
+        ),
+    )?;
+    for note in drawn.iter().flat_map(|c| &c.notes) {
+        keep_warning(progress, warnings, note.clone());
+    }
+    Ok(drawn)
+}
+
+/// Prints `note` as a warning now and keeps it for the report.
+fn keep_warning(progress: &Progress, warnings: &mut Vec<String>, note: String) {
+    progress.warn(&note);
+    warnings.push(note);
 }
 
 /// What an [`Analysis`] holds of the documents.
