@@ -171,17 +171,76 @@ pub(crate) fn place_labels(
 }
 
 impl Chart for MapChart<'_> {
+    /// Heading and footnotes (sampling, outliers), the view; then the
+    /// documents' dots, and the topic labels placed without overlap.
     fn draw<DB: DrawingBackend>(&self, c: &mut Canvas<'_, DB>) -> Result<(), ChartError> {
         let top = c.heading(
             &self.title,
             "Documents by topic (2-D projection; axes have no units)",
         )?;
-        let ((x0, x1), (y0, y1)) = self.bounds;
-        let n = self.points.len();
-        let inside = |p: &MapPoint| {
-            p.x.is_finite() && p.y.is_finite() && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1
+        let bottom = c.footnote(&self.notes())?;
+        let m = c.margin();
+        let view = MapView {
+            plot: Rect::new(m, top, c.width - m, bottom),
+            bounds: self.bounds,
         };
-        let outside = self.points.iter().filter(|p| !inside(p)).count();
+        self.draw_dots(c, &view)?;
+        let labels = self.measure_labels(c, &view);
+        let f = c.px(LABEL_SIZE * 0.87);
+        let anchors: Vec<(f32, f32, f32, f32)> = labels.iter().map(|l| l.anchor).collect();
+        let placed = place_labels(
+            &anchors,
+            view.plot,
+            Canvas::<DB>::line_h(f) * 1.2,
+            c.px(4.0),
+        );
+        for (label, rect) in labels.iter().zip(placed) {
+            draw_label(c, label, rect, f)?;
+        }
+        Ok(())
+    }
+}
+
+/// The plot area and the part of the 2-D space drawn into it.
+struct MapView {
+    plot: Rect,
+    /// `((x0, x1), (y0, y1))`: the space's ranges shown.
+    bounds: ((f32, f32), (f32, f32)),
+}
+
+impl MapView {
+    fn x(&self, x: f32) -> f32 {
+        let (x0, x1) = self.bounds.0;
+        self.plot.x0 + (x - x0) / (x1 - x0) * self.plot.w()
+    }
+
+    fn y(&self, y: f32) -> f32 {
+        let (y0, y1) = self.bounds.1;
+        self.plot.y1 - (y - y0) / (y1 - y0) * self.plot.h()
+    }
+}
+
+/// A topic label to place: its topic, its lines, and the anchor with the
+/// box size it needs, as [`place_labels`] takes them.
+struct MapLabel {
+    topic_id: usize,
+    lines: Vec<String>,
+    /// (anchor x, anchor y, box width, box height).
+    anchor: (f32, f32, f32, f32),
+}
+
+impl MapChart<'_> {
+    /// True when `p` has finite coordinates within the view's bounds.
+    fn in_view(&self, p: &MapPoint) -> bool {
+        let ((x0, x1), (y0, y1)) = self.bounds;
+        p.x.is_finite() && p.y.is_finite() && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1
+    }
+
+    /// The footnotes: whether the documents were sampled, and how many lie
+    /// outside the view.
+    fn notes(&self) -> Vec<String> {
+        let n = self.points.len();
+        let outside = self.points.iter().filter(|p| !self.in_view(p)).count();
         let mut notes = Vec::new();
         if n > MAX_MAP_POINTS {
             notes.push(format!(
@@ -196,12 +255,17 @@ impl Chart for MapChart<'_> {
                 group_thousands(outside)
             ));
         }
-        let bottom = c.footnote(&notes)?;
-        let m = c.margin();
-        let plot = Rect::new(m, top, c.width - m, bottom);
-        let px = |x: f32| plot.x0 + (x - x0) / (x1 - x0) * plot.w();
-        let py = |y: f32| plot.y1 - (y - y0) / (y1 - y0) * plot.h();
+        notes
+    }
 
+    /// The (sampled) documents in the view as dots in their topic's colour;
+    /// the more documents, the smaller and fainter the dots.
+    fn draw_dots<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        view: &MapView,
+    ) -> Result<(), ChartError> {
+        let n = self.points.len();
         let drawn = n.min(MAX_MAP_POINTS);
         let (r, alpha) = if drawn <= 2_000 {
             (c.px(6.0), 0.7)
@@ -212,19 +276,28 @@ impl Chart for MapChart<'_> {
         };
         for i in subsample(n, MAX_MAP_POINTS) {
             if let Some(p) = self.points.get(i) {
-                if inside(p) {
-                    c.dot(px(p.x), py(p.y), r, topic_color(p.topic_id), alpha)?;
+                if self.in_view(p) {
+                    c.dot(view.x(p.x), view.y(p.y), r, topic_color(p.topic_id), alpha)?;
                 }
             }
         }
+        Ok(())
+    }
 
-        // Labels.
+    /// Each topic's label fitted into at most two lines, with its anchor
+    /// (the topic's centre, clamped into the plot) and the box it needs; a
+    /// topic without a finite centre is left out with a warning.
+    fn measure_labels<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        view: &MapView,
+    ) -> Vec<MapLabel> {
         let f = c.px(LABEL_SIZE * 0.87);
         let pad_x = c.px(12.0);
         let pad_y = c.px(6.0);
         let max_text_w = c.px(360.0);
-        let mut boxes = Vec::new();
-        let mut anchors = Vec::new();
+        let plot = view.plot;
+        let mut labels = Vec::new();
         for t in &self.topics {
             if !(t.x.is_finite() && t.y.is_finite()) {
                 c.warn(format!(
@@ -234,42 +307,50 @@ impl Chart for MapChart<'_> {
                 continue;
             }
             let lines = c.fit(&t.label, f, false, max_text_w, 2);
-            let tw = lines
-                .iter()
-                .map(|l| c.measure(f, false, l))
-                .fold(0.0f32, f32::max);
+            let tw = c.widest(f, false, &lines);
             let th = Canvas::<DB>::line_h(f) * lines.len() as f32;
             let (ax, ay) = (
-                px(t.x).clamp(plot.x0, plot.x1),
-                py(t.y).clamp(plot.y0, plot.y1),
+                view.x(t.x).clamp(plot.x0, plot.x1),
+                view.y(t.y).clamp(plot.y0, plot.y1),
             );
-            anchors.push((ax, ay, tw + 2.0 * pad_x, th + 2.0 * pad_y));
-            boxes.push((t.topic_id, lines));
-        }
-        let placed = place_labels(&anchors, plot, Canvas::<DB>::line_h(f) * 1.2, c.px(4.0));
-        for ((id, lines), (rect, &(ax, ay, _, _))) in boxes.iter().zip(placed.iter().zip(&anchors))
-        {
-            let color = topic_color(*id);
-            let moved = !(rect.x0 <= ax && ax <= rect.x1 && rect.y0 <= ay && ay <= rect.y1);
-            if moved {
-                let (bx, by) = (ax.clamp(rect.x0, rect.x1), ay.clamp(rect.y0, rect.y1));
-                c.polyline(&[(ax, ay), (bx, by)], INK, c.px(2.0))?;
-                c.marker(ax, ay, c.px(5.0), color)?;
-            }
-            c.fill_rect(*rect, plotters::style::colors::WHITE, 1.0)?;
-            c.stroke_rect(*rect, color, c.px(3.0))?;
-            c.lines(
+            labels.push(MapLabel {
+                topic_id: t.topic_id,
                 lines,
-                (rect.x0 + rect.x1) / 2.0,
-                (rect.y0 + rect.y1) / 2.0,
-                f,
-                false,
-                INK,
-                Align::Center,
-            )?;
+                anchor: (ax, ay, tw + 2.0 * pad_x, th + 2.0 * pad_y),
+            });
         }
-        Ok(())
+        labels
     }
+}
+
+/// A topic label in its placed box: white, outlined in the topic's colour,
+/// with a leader line to a marker at the anchor when the box was moved off
+/// it.
+fn draw_label<DB: DrawingBackend>(
+    c: &Canvas<'_, DB>,
+    label: &MapLabel,
+    rect: Rect,
+    f: f32,
+) -> Result<(), ChartError> {
+    let color = topic_color(label.topic_id);
+    let (ax, ay, _, _) = label.anchor;
+    let moved = !(rect.x0 <= ax && ax <= rect.x1 && rect.y0 <= ay && ay <= rect.y1);
+    if moved {
+        let (bx, by) = (ax.clamp(rect.x0, rect.x1), ay.clamp(rect.y0, rect.y1));
+        c.polyline(&[(ax, ay), (bx, by)], INK, c.px(2.0))?;
+        c.marker(ax, ay, c.px(5.0), color)?;
+    }
+    c.fill_rect(rect, plotters::style::colors::WHITE, 1.0)?;
+    c.stroke_rect(rect, color, c.px(3.0))?;
+    c.lines(
+        &label.lines,
+        (rect.x0 + rect.x1) / 2.0,
+        (rect.y0 + rect.y1) / 2.0,
+        f,
+        false,
+        INK,
+        Align::Center,
+    )
 }
 
 #[cfg(test)]

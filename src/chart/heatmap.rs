@@ -86,21 +86,43 @@ struct HeatChart<'a> {
 
 const DIAGONAL: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
 const MISSING: RGBColor = RGBColor(0xFF, 0xFF, 0xFF);
+const WHITE: RGBColor = RGBColor(255, 255, 255);
 
 impl Chart for HeatChart<'_> {
+    /// Heading and footnote, the colour scale from the off-diagonal values,
+    /// the layout; then the cells (values printed for small k), a thin white
+    /// grid, the row labels and column ids, and the colour bar.
     fn draw<DB: DrawingBackend>(&self, c: &mut Canvas<'_, DB>) -> Result<(), ChartError> {
         let top = c.heading(&self.title, "Cosine similarity between topics")?;
         let bottom = c.footnote(&[
             "Diagonal (self-similarity = 1) in grey; the colour scale spans the off-diagonal values."
                 .to_string(),
         ])?;
-        let k = self.labels.len();
-        let m = c.margin();
+        let scale = ColourScale::off_diagonal(self.sim);
+        let lay = HeatLayout::new(c, self, &scale, top, bottom);
+        self.draw_cells(c, &lay, &scale)?;
+        lay.draw_cell_grid(c, self.labels.len())?;
+        self.draw_labels(c, &lay)?;
+        lay.draw_colour_bar(c, &scale)
+    }
+}
 
-        // Colour range from the off-diagonal finite values.
+/// The colour range: from min(0, smallest off-diagonal value) to the
+/// largest (a unit range when they are equal), with the colour bar's ticks.
+struct ColourScale {
+    lo: f64,
+    hi: f64,
+    /// Tick values and their labels.
+    ticks: Vec<f64>,
+    tick_labels: Vec<String>,
+}
+
+impl ColourScale {
+    /// The range of the finite off-diagonal values of `sim`.
+    fn off_diagonal(sim: &[Vec<f64>]) -> Self {
         let mut lo = 0.0f64;
         let mut hi = f64::NEG_INFINITY;
-        for (i, row) in self.sim.iter().enumerate() {
+        for (i, row) in sim.iter().enumerate() {
             for (j, v) in row.iter().enumerate() {
                 if i != j && v.is_finite() {
                     lo = lo.min(*v);
@@ -111,75 +133,186 @@ impl Chart for HeatChart<'_> {
         if hi <= lo {
             hi = lo + 1.0;
         }
-        let norm = |v: f64| (v - lo) / (hi - lo);
+        let (ticks, step) = nice_ticks(lo, hi, 5);
+        let tick_labels = ticks.iter().map(|v| fmt_tick(*v, step)).collect();
+        ColourScale {
+            lo,
+            hi,
+            ticks,
+            tick_labels,
+        }
+    }
 
-        // Geometry: the matrix is square and as tall as the content area
-        // allows. Rows carry the full (wrapped / shortened) labels plus a
-        // position number; columns carry only the number, which keeps the
-        // matrix large and every label horizontal (rotated, shortened column
-        // labels are hard to read on a projector). Colour bar on the right.
+    /// `v`'s place in the range, 0 at `lo` and 1 at `hi`.
+    fn norm(&self, v: f64) -> f64 {
+        (v - self.lo) / (self.hi - self.lo)
+    }
+}
+
+/// Where the heatmap's parts go. The matrix is square and as tall as the
+/// content area allows. Rows carry the full (wrapped / shortened) labels
+/// plus the topic id; columns carry only the id, which keeps the matrix
+/// large and every label horizontal (rotated, shortened column labels are
+/// hard to read on a projector). The colour bar is on the right, and the
+/// block (labels + matrix + colour bar) is centred horizontally.
+struct HeatLayout {
+    /// Row label font size (up to ~26 px, at most 0.8 of a cell).
+    font: f32,
+    /// Space between labels, ids and the matrix.
+    gap: f32,
+    /// Left edge of the row labels, and their widest.
+    labels_x: f32,
+    row_label_w: f32,
+    /// Lines a row label may wrap onto (2 when a cell is tall enough).
+    label_lines: usize,
+    /// Top-left corner of the matrix, its side and one cell's side.
+    mx: f32,
+    my: f32,
+    side: f32,
+    cell: f32,
+    /// Tick label font size (colour bar ticks, cell values at most).
+    tick_f: f32,
+    /// Colour bar width.
+    bar_w: f32,
+}
+
+impl HeatLayout {
+    /// Sizes the row label font to the height a row gets, then fits the
+    /// square matrix between the row labels and the colour bar.
+    fn new<DB: DrawingBackend>(
+        c: &Canvas<'_, DB>,
+        chart: &HeatChart<'_>,
+        scale: &ColourScale,
+        top: f32,
+        bottom: f32,
+    ) -> Self {
+        let k = chart.labels.len();
+        let m = c.margin();
         let avail_h = bottom - top;
-        let cb_w = c.px(28.0);
-        let f_tick = c.px(TICK_SIZE);
-        let (cticks, cstep) = nice_ticks(lo, hi, 5);
-        let ctick_labels: Vec<String> = cticks.iter().map(|v| fmt_tick(*v, cstep)).collect();
-        let cb_label_w = ctick_labels
-            .iter()
-            .map(|l| c.measure(f_tick, false, l))
-            .fold(0.0f32, f32::max);
-        let cb_block = c.px(40.0) + cb_w + c.px(12.0) + cb_label_w;
+        let bar_w = c.px(28.0);
+        let tick_f = c.px(TICK_SIZE);
+        let tick_label_w = c.widest(tick_f, false, &scale.tick_labels);
+        let bar_block = c.px(40.0) + bar_w + c.px(12.0) + tick_label_w;
         let gap = c.px(12.0);
 
-        let col_num_h = Canvas::<DB>::line_h(f_tick) + gap;
+        let col_num_h = Canvas::<DB>::line_h(tick_f) + gap;
         let side0 = (avail_h - col_num_h).max(1.0);
-        // Label font: up to ~26 px, at most 0.8 of a cell.
         let font =
             (side0 / k as f32 * 0.8).clamp(c.px(MIN_LABEL_SIZE) * 0.75, c.px(LABEL_SIZE * 0.87));
-        let num_w = self
-            .ids
-            .iter()
-            .map(|id| c.measure(font, true, id))
-            .fold(0.0f32, f32::max);
-        let widest = self
-            .labels
-            .iter()
-            .map(|l| c.measure(font, false, l))
-            .fold(0.0f32, f32::max);
+        let num_w = c.widest(font, true, &chart.ids);
+        let widest = c.widest(font, false, &chart.labels);
         let row_label_w = widest.min((c.width - 2.0 * m) * 0.32);
         let left_w = row_label_w + gap + num_w + gap;
-        let side = side0.min(c.width - 2.0 * m - left_w - cb_block).max(1.0);
+        let side = side0.min(c.width - 2.0 * m - left_w - bar_block).max(1.0);
         let cell = side / k as f32;
-        // The block (labels + matrix + colour bar) is centred horizontally.
-        let block_w = left_w + side + cb_block;
-        let bx = m + ((c.width - 2.0 * m - block_w) / 2.0).max(0.0);
-        let mx = bx + left_w;
-        let my = top;
-        let lines_fit = if cell >= font * 2.6 { 2 } else { 1 };
+        let block_w = left_w + side + bar_block;
+        let labels_x = m + ((c.width - 2.0 * m - block_w) / 2.0).max(0.0);
+        HeatLayout {
+            font,
+            gap,
+            labels_x,
+            row_label_w,
+            label_lines: if cell >= font * 2.6 { 2 } else { 1 },
+            mx: labels_x + left_w,
+            my: top,
+            side,
+            cell,
+            tick_f,
+            bar_w,
+        }
+    }
 
+    /// Cell `(i, j)` of the matrix.
+    fn cell_rect(&self, i: usize, j: usize) -> Rect {
+        let (mx, my, cell) = (self.mx, self.my, self.cell);
+        Rect::new(
+            mx + j as f32 * cell,
+            my + i as f32 * cell,
+            mx + (j + 1) as f32 * cell,
+            my + (i + 1) as f32 * cell,
+        )
+    }
+
+    /// Thin white lines between the `k` x `k` cells, when cells are large
+    /// enough to show them.
+    fn draw_cell_grid<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        k: usize,
+    ) -> Result<(), ChartError> {
+        if self.cell < c.px(12.0) {
+            return Ok(());
+        }
+        let (mx, my, side) = (self.mx, self.my, self.side);
+        for i in 1..k {
+            let o = i as f32 * self.cell;
+            c.hline(mx, mx + side, my + o, WHITE, c.px(1.5))?;
+            c.vline(mx + o, my, my + side, WHITE, c.px(1.5))?;
+        }
+        Ok(())
+    }
+
+    /// The colour bar right of the matrix, as tall as it: 64 steps of the
+    /// scale, ticks and their labels on its right.
+    fn draw_colour_bar<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        scale: &ColourScale,
+    ) -> Result<(), ChartError> {
+        let (my, cb_w, cb_h) = (self.my, self.bar_w, self.side);
+        let cbx = self.mx + self.side + c.px(40.0);
+        let steps = 64;
+        for s in 0..steps {
+            let t0 = s as f32 / steps as f32;
+            let t1 = (s + 1) as f32 / steps as f32;
+            let y0 = my + cb_h * (1.0 - t1);
+            let y1 = my + cb_h * (1.0 - t0);
+            let col = viridis((t0 as f64 + t1 as f64) / 2.0);
+            c.fill_rect(Rect::new(cbx, y0.floor(), cbx + cb_w, y1.ceil()), col, 1.0)?;
+        }
+        for (v, l) in scale.ticks.iter().zip(&scale.tick_labels) {
+            let y = my + cb_h * (1.0 - scale.norm(*v) as f32);
+            c.hline(cbx + cb_w, cbx + cb_w + c.px(8.0), y, AXIS, c.px(2.0))?;
+            c.text(
+                l,
+                cbx + cb_w + c.px(12.0),
+                y,
+                self.tick_f,
+                false,
+                MUTED,
+                Align::Left,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl HeatChart<'_> {
+    /// Every cell in its colour (the diagonal grey, missing values white),
+    /// with its value printed when there are at most [`MAX_PRINTED_K`]
+    /// topics, in ink that contrasts with the cell.
+    fn draw_cells<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        lay: &HeatLayout,
+        scale: &ColourScale,
+    ) -> Result<(), ChartError> {
+        let k = self.labels.len();
         for (i, row) in self.sim.iter().enumerate() {
             for (j, v) in row.iter().enumerate() {
-                let r = Rect::new(
-                    mx + j as f32 * cell,
-                    my + i as f32 * cell,
-                    mx + (j + 1) as f32 * cell,
-                    my + (i + 1) as f32 * cell,
-                );
+                let r = lay.cell_rect(i, j);
                 let color = if i == j {
                     DIAGONAL
                 } else if v.is_finite() {
-                    viridis(norm(*v))
+                    viridis(scale.norm(*v))
                 } else {
                     MISSING
                 };
                 c.fill_rect(r, color, 1.0)?;
                 if k <= MAX_PRINTED_K && i != j {
-                    let vf = (cell / 2.9).min(c.px(TICK_SIZE));
+                    let vf = (lay.cell / 2.9).min(c.px(TICK_SIZE));
                     let txt = fmt_num(*v, 2, false);
-                    let ink = if luminance(color) > 0.4 {
-                        INK
-                    } else {
-                        RGBColor(255, 255, 255)
-                    };
+                    let ink = if luminance(color) > 0.4 { INK } else { WHITE };
                     c.text(
                         &txt,
                         (r.x0 + r.x1) / 2.0,
@@ -192,16 +325,17 @@ impl Chart for HeatChart<'_> {
                 }
             }
         }
-        // Thin white grid between cells for k small enough to see it.
-        if cell >= c.px(12.0) {
-            for i in 1..k {
-                let o = i as f32 * cell;
-                c.hline(mx, mx + side, my + o, RGBColor(255, 255, 255), c.px(1.5))?;
-                c.vline(mx + o, my, my + side, RGBColor(255, 255, 255), c.px(1.5))?;
-            }
-        }
+        Ok(())
+    }
 
-        // Column ids: shrink to fit the cell width.
+    /// Each row's id and label left of the matrix, and each column's id
+    /// below it (shrunk to fit the cell width).
+    fn draw_labels<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        lay: &HeatLayout,
+    ) -> Result<(), ChartError> {
+        let (mx, my, cell, gap, font) = (lay.mx, lay.my, lay.cell, lay.gap, lay.font);
         let digits = self
             .ids
             .iter()
@@ -213,43 +347,18 @@ impl Chart for HeatChart<'_> {
             let n = &self.ids[i];
             let y = my + (i as f32 + 0.5) * cell;
             c.text(n, mx - gap, y, font, true, MUTED, Align::Right)?;
-            let lines = c.fit(l, font, false, row_label_w, lines_fit);
-            c.lines(&lines, bx + row_label_w, y, font, false, INK, Align::Right)?;
+            let lines = c.fit(l, font, false, lay.row_label_w, lay.label_lines);
+            let right = lay.labels_x + lay.row_label_w;
+            c.lines(&lines, right, y, font, false, INK, Align::Right)?;
             let x = mx + (i as f32 + 0.5) * cell;
             c.text(
                 n,
                 x,
-                my + side + gap + num_f * 0.6,
+                my + lay.side + gap + num_f * 0.6,
                 num_f,
                 true,
                 MUTED,
                 Align::Center,
-            )?;
-        }
-
-        // Colour bar.
-        let cbx = mx + side + c.px(40.0);
-        let steps = 64;
-        let cb_h = side;
-        for s in 0..steps {
-            let t0 = s as f32 / steps as f32;
-            let t1 = (s + 1) as f32 / steps as f32;
-            let y0 = my + cb_h * (1.0 - t1);
-            let y1 = my + cb_h * (1.0 - t0);
-            let col = viridis((t0 as f64 + t1 as f64) / 2.0);
-            c.fill_rect(Rect::new(cbx, y0.floor(), cbx + cb_w, y1.ceil()), col, 1.0)?;
-        }
-        for (v, l) in cticks.iter().zip(&ctick_labels) {
-            let y = my + cb_h * (1.0 - norm(*v) as f32);
-            c.hline(cbx + cb_w, cbx + cb_w + c.px(8.0), y, AXIS, c.px(2.0))?;
-            c.text(
-                l,
-                cbx + cb_w + c.px(12.0),
-                y,
-                f_tick,
-                false,
-                MUTED,
-                Align::Left,
             )?;
         }
         Ok(())

@@ -6,8 +6,9 @@
 //! own "better" direction spelled out. Points are sorted by k; non-finite
 //! values break the line instead of being drawn.
 
+use super::axes::{broken_line, x_tick, y_grid};
 use super::canvas::{Align, Canvas, Rect, LABEL_SIZE, TICK_SIZE};
-use super::palette::{topic_color, AXIS, GRID, INK, MUTED};
+use super::palette::{topic_color, INK, MUTED};
 use super::text::{fmt_tick, nice_step, nice_ticks};
 use super::{render, skipped, Chart, ChartError, ChartOutcome, ChartStyle};
 use plotters::prelude::DrawingBackend;
@@ -103,8 +104,9 @@ impl Chart for KChart {
     }
 }
 
-/// One line panel: title, y grid with tick labels, integer x ticks, the
-/// line with markers, the chosen k dashed.
+/// One line panel: its title, then (when there are finite values) the y
+/// grid with tick labels, integer k ticks and the axis title, the chosen k
+/// dashed, and the line with markers.
 fn panel<DB: DrawingBackend>(
     c: &mut Canvas<'_, DB>,
     r: Rect,
@@ -119,90 +121,144 @@ fn panel<DB: DrawingBackend>(
     let line = c.fit1(title, tf, true, r.w());
     c.text(&line, r.x0, r.y0 + tf * 0.6, tf, true, INK, Align::Left)?;
 
-    let finite: Vec<f64> = ys.iter().copied().filter(|v| v.is_finite()).collect();
     let plot_top = r.y0 + tf * 1.2 + c.px(28.0);
     let axis_title_y = r.y1 - f * 0.6;
     let plot_bottom = axis_title_y - f * 0.6 - c.px(12.0) - f * 1.2 - c.px(8.0);
-    if finite.is_empty() {
-        c.text(
-            "no finite values",
-            r.x0,
-            (plot_top + plot_bottom) / 2.0,
-            f,
-            false,
-            MUTED,
-            Align::Left,
-        )?;
-        return Ok(());
-    }
-    let (lo, hi) = finite
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
-    let pad = if hi > lo {
-        (hi - lo) * 0.08
-    } else {
-        lo.abs().max(1.0) * 0.1
+    let Some(axes) = PanelAxes::new(c, r, plot_top, plot_bottom, xs, ys) else {
+        let y = (plot_top + plot_bottom) / 2.0;
+        return c.text("no finite values", r.x0, y, f, false, MUTED, Align::Left);
     };
-    let (ylo, yhi) = (lo - pad, hi + pad);
-    let (yt, ystep) = nice_ticks(ylo, yhi, 5);
-    let labels: Vec<String> = yt.iter().map(|&v| fmt_tick(v, ystep)).collect();
-    let lab_w = labels
-        .iter()
-        .map(|l| c.measure(f, false, l))
-        .fold(0.0f32, f32::max);
-    let plot = Rect::new(r.x0 + lab_w + c.px(14.0), plot_top, r.x1, plot_bottom);
-
-    let (xlo, xhi) = (
-        xs.first().copied().unwrap_or(0.0),
-        xs.last().copied().unwrap_or(1.0),
-    );
-    let xpad = if xhi > xlo { (xhi - xlo) * 0.05 } else { 1.0 };
-    let (x0, x1) = (xlo - xpad, xhi + xpad);
-    let px = |x: f64| plot.x0 + ((x - x0) / (x1 - x0)) as f32 * plot.w();
-    let py = |y: f64| plot.y1 - ((y - ylo) / (yhi - ylo)) as f32 * plot.h();
-
-    for (v, l) in yt.iter().zip(&labels) {
-        let y = py(*v);
-        c.hline(plot.x0, plot.x1, y, GRID, c.px(1.5))?;
-        c.text(l, plot.x0 - c.px(14.0), y, f, false, MUTED, Align::Right)?;
-    }
-    c.hline(plot.x0, plot.x1, plot.y1, AXIS, c.px(2.0))?;
-
-    // Integer x ticks: every k if they fit, else a nice integer step.
-    let widest = c.measure(f, false, &format!("{}", xhi as i64)) + c.px(24.0);
-    let max_ticks = ((plot.w() / widest.max(1.0)).floor() as usize).max(2);
-    let step = nice_step((xhi - xlo).max(1.0) / max_ticks as f64)
-        .max(1.0)
-        .ceil();
-    let mut k = (xlo / step).ceil() * step;
-    while k <= xhi + 1e-9 {
-        let x = px(k);
-        c.vline(x, plot.y1, plot.y1 + c.px(8.0), AXIS, c.px(2.0))?;
-        c.text(
-            &format!("{}", k as i64),
-            x,
-            plot.y1 + c.px(8.0) + f * 0.7,
-            f,
-            false,
-            MUTED,
-            Align::Center,
-        )?;
-        k += step;
-    }
+    let plot = axes.plot;
+    let y_ticks = axes.y_ticks.iter().map(|(v, l)| (axes.y(*v), l.as_str()));
+    y_grid(c, plot, y_ticks, f)?;
+    axes.draw_k_ticks(c, f)?;
+    let mid = (plot.x0 + plot.x1) / 2.0;
     c.text(
         "number of topics k",
-        (plot.x0 + plot.x1) / 2.0,
+        mid,
         axis_title_y,
         f,
         false,
         INK,
         Align::Center,
     )?;
-
     if let Some(k) = chosen {
-        let x = px(k);
+        axes.mark_chosen(c, k, f)?;
+    }
+    axes.draw_line(c, xs, ys, color, chosen)
+}
+
+/// A panel's plot area and scales: y over the finite values' range padded
+/// by 8% (a range of its own around a single value), x over the evaluated
+/// k padded by 5%.
+struct PanelAxes {
+    plot: Rect,
+    /// The y range drawn.
+    ylo: f64,
+    yhi: f64,
+    /// The y ticks with their labels.
+    y_ticks: Vec<(f64, String)>,
+    /// The smallest and largest evaluated k.
+    k_lo: f64,
+    k_hi: f64,
+    /// The x range drawn.
+    x0: f64,
+    x1: f64,
+}
+
+impl PanelAxes {
+    /// Axes for `xs`, `ys` within `r`, between `plot_top` and `plot_bottom`,
+    /// the plot right of the y tick labels; `None` when no y is finite.
+    fn new<DB: DrawingBackend>(
+        c: &Canvas<'_, DB>,
+        r: Rect,
+        plot_top: f32,
+        plot_bottom: f32,
+        xs: &[f64],
+        ys: &[f64],
+    ) -> Option<Self> {
+        let finite: Vec<f64> = ys.iter().copied().filter(|v| v.is_finite()).collect();
+        if finite.is_empty() {
+            return None;
+        }
+        let (lo, hi) = finite
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        let pad = if hi > lo {
+            (hi - lo) * 0.08
+        } else {
+            lo.abs().max(1.0) * 0.1
+        };
+        let (ylo, yhi) = (lo - pad, hi + pad);
+        let (yt, ystep) = nice_ticks(ylo, yhi, 5);
+        let y_ticks: Vec<(f64, String)> = yt.iter().map(|&v| (v, fmt_tick(v, ystep))).collect();
+        let lab_w = c.widest(c.px(TICK_SIZE), false, y_ticks.iter().map(|t| &t.1));
+        let plot = Rect::new(r.x0 + lab_w + c.px(14.0), plot_top, r.x1, plot_bottom);
+
+        let (k_lo, k_hi) = (
+            xs.first().copied().unwrap_or(0.0),
+            xs.last().copied().unwrap_or(1.0),
+        );
+        let xpad = if k_hi > k_lo {
+            (k_hi - k_lo) * 0.05
+        } else {
+            1.0
+        };
+        Some(PanelAxes {
+            plot,
+            ylo,
+            yhi,
+            y_ticks,
+            k_lo,
+            k_hi,
+            x0: k_lo - xpad,
+            x1: k_hi + xpad,
+        })
+    }
+
+    fn x(&self, x: f64) -> f32 {
+        let plot = self.plot;
+        plot.x0 + ((x - self.x0) / (self.x1 - self.x0)) as f32 * plot.w()
+    }
+
+    fn y(&self, y: f64) -> f32 {
+        let plot = self.plot;
+        plot.y1 - ((y - self.ylo) / (self.yhi - self.ylo)) as f32 * plot.h()
+    }
+
+    /// Integer k ticks under the plot: every k if they fit, else a nice
+    /// integer step.
+    fn draw_k_ticks<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        f: f32,
+    ) -> Result<(), ChartError> {
+        let (xlo, xhi) = (self.k_lo, self.k_hi);
+        let widest = c.measure(f, false, &format!("{}", xhi as i64)) + c.px(24.0);
+        let max_ticks = ((self.plot.w() / widest.max(1.0)).floor() as usize).max(2);
+        let step = nice_step((xhi - xlo).max(1.0) / max_ticks as f64)
+            .max(1.0)
+            .ceil();
+        let mut k = (xlo / step).ceil() * step;
+        while k <= xhi + 1e-9 {
+            x_tick(c, self.x(k), self.plot.y1, &format!("{}", k as i64), f)?;
+            k += step;
+        }
+        Ok(())
+    }
+
+    /// The chosen k as a dashed vertical line, labelled at the top on the
+    /// side where the label fits.
+    fn mark_chosen<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        k: f64,
+        f: f32,
+    ) -> Result<(), ChartError> {
+        let plot = self.plot;
+        let x = self.x(k);
         c.vdash(x, plot.y0, plot.y1, INK, c.px(2.5))?;
         let label = format!("chosen k = {}", k as i64);
         let lw = c.measure(f, true, &label);
@@ -211,26 +267,31 @@ fn panel<DB: DrawingBackend>(
         } else {
             (x - c.px(10.0), Align::Right)
         };
-        c.text(&label, lx, plot.y0 + f * 0.6, f, true, INK, al)?;
+        c.text(&label, lx, plot.y0 + f * 0.6, f, true, INK, al)
     }
 
-    // Line segments between consecutive finite values.
-    let mut seg: Vec<(f32, f32)> = Vec::new();
-    for (x, y) in xs.iter().zip(ys) {
-        if y.is_finite() {
-            seg.push((px(*x), py(*y)));
-        } else {
-            c.polyline(&seg, color, c.px(4.0))?;
-            seg.clear();
+    /// The scores as a line broken at non-finite values, with a marker on
+    /// every finite point (larger at the chosen k).
+    fn draw_line<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        xs: &[f64],
+        ys: &[f64],
+        color: RGBColor,
+        chosen: Option<f64>,
+    ) -> Result<(), ChartError> {
+        let points = xs
+            .iter()
+            .zip(ys)
+            .map(|(x, y)| y.is_finite().then(|| (self.x(*x), self.y(*y))));
+        broken_line(c, points, color, c.px(4.0))?;
+        for (x, y) in xs.iter().zip(ys) {
+            if y.is_finite() {
+                let is_chosen = chosen.is_some_and(|k| (k - x).abs() < 0.5);
+                let r = if is_chosen { c.px(10.0) } else { c.px(6.0) };
+                c.marker(self.x(*x), self.y(*y), r, color)?;
+            }
         }
+        Ok(())
     }
-    c.polyline(&seg, color, c.px(4.0))?;
-    for (x, y) in xs.iter().zip(ys) {
-        if y.is_finite() {
-            let is_chosen = chosen.is_some_and(|k| (k - x).abs() < 0.5);
-            let r = if is_chosen { c.px(10.0) } else { c.px(6.0) };
-            c.marker(px(*x), py(*y), r, color)?;
-        }
-    }
-    Ok(())
 }

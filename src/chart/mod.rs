@@ -32,6 +32,7 @@
 //!   which XML forbids and which would make the SVG invalid, are replaced by
 //!   spaces before drawing.
 
+mod axes;
 mod canvas;
 mod document_map;
 mod fonts;

@@ -10,9 +10,10 @@
 //! the change measure (e.g. "change in share, percentage points") names the
 //! x axis.
 
+use super::axes::x_grid_line;
 use super::canvas::{Align, Canvas, Rect, TICK_SIZE};
-use super::palette::{topic_color, AXIS, GRID, INK, MUTED};
-use super::sizes::row_layout;
+use super::palette::{topic_color, AXIS, INK};
+use super::sizes::{row_layout, RowLayout};
 use super::text::{clean, decimals_for, fmt_num, fmt_tick, nice_ticks, topic_label};
 use super::{render, skipped, Chart, ChartError, ChartOutcome, ChartStyle};
 use plotters::prelude::DrawingBackend;
@@ -85,6 +86,9 @@ struct MoversChart {
 }
 
 impl Chart for MoversChart {
+    /// Heading, the rows that fit (the strongest at both ends) with a
+    /// footnote when some are left out, the horizontal scale; then the x
+    /// grid and ticks, the axis title, one bar per row and the zero line.
     fn draw<DB: DrawingBackend>(&self, c: &mut Canvas<'_, DB>) -> Result<(), ChartError> {
         if self.dropped > 0 {
             c.warn(format!(
@@ -97,56 +101,123 @@ impl Chart for MoversChart {
         let f = c.px(TICK_SIZE);
         // Bottom: tick labels + axis title.
         let axis_block = f * 1.2 + c.px(12.0) + f * 1.3;
+        let (shown, notes) = self.rows_that_fit(c, top, axis_block);
+        let bottom = c.footnote(&notes)?;
+        let area = Rect::new(m, top, c.width - m, bottom - axis_block);
+        let rows = row_layout(c, area.h(), shown.len(), MOVERS_MIN_FONT);
+        let shown = &shown[..rows.shown.min(shown.len())];
+        let lay = MoversLayout::new(c, shown, area, rows);
+        lay.draw_x_grid(c, shown.len())?;
+        let line = c.fit1(&self.measure, f, false, lay.plot.w());
+        c.text(
+            &line,
+            (lay.plot.x0 + lay.plot.x1) / 2.0,
+            bottom - f * 0.6,
+            f,
+            false,
+            INK,
+            Align::Center,
+        )?;
+        lay.draw_bars(c, shown)?;
+        c.vline(
+            lay.x_zero,
+            area.y0,
+            lay.grid_bottom(shown.len()),
+            AXIS,
+            c.px(2.5),
+        )
+    }
+}
+
+impl MoversChart {
+    /// The rows to draw: all when they fit at the smallest font with a
+    /// one-line footnote reserved; else the strongest rises and declines (as
+    /// many as fit, half from each end) and the footnote that says so.
+    fn rows_that_fit<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        top: f32,
+        axis_block: f32,
+    ) -> (Vec<&Mover>, Vec<String>) {
         let probe = row_layout(
             c,
             c.footnote_top(1) - top - axis_block,
             self.rows.len(),
             MOVERS_MIN_FONT,
         );
-        let mut notes = Vec::new();
-        let mut shown: Vec<&Mover> = self.rows.iter().collect();
-        if probe.shown < self.rows.len() {
-            // Keep the strongest movers at both ends.
-            let up = probe.shown.div_ceil(2);
-            let down = probe.shown - up;
-            let n = self.rows.len();
-            shown = self.rows[..up]
-                .iter()
-                .chain(self.rows[n - down..].iter())
-                .collect();
-            notes.push(format!(
-                "Showing the {up} strongest rises and {down} strongest declines of {n} topics."
-            ));
+        if probe.shown >= self.rows.len() {
+            return (self.rows.iter().collect(), Vec::new());
         }
-        let bottom = c.footnote(&notes)?;
-        let area = Rect::new(m, top, c.width - m, bottom - axis_block);
-        let lay = row_layout(c, area.h(), shown.len(), MOVERS_MIN_FONT);
-        let shown = &shown[..lay.shown.min(shown.len())];
-        let font = lay.font;
-        let gap = c.px(14.0);
+        // Keep the strongest movers at both ends.
+        let up = probe.shown.div_ceil(2);
+        let down = probe.shown - up;
+        let n = self.rows.len();
+        let shown = self.rows[..up]
+            .iter()
+            .chain(self.rows[n - down..].iter())
+            .collect();
+        let note = format!(
+            "Showing the {up} strongest rises and {down} strongest declines of {n} topics."
+        );
+        (shown, vec![note])
+    }
+}
 
+/// Where the diverging bars go: the labels on the left, the plot on the
+/// right with the zero line placed so that the longest bar on each side plus
+/// its value label exactly fits.
+struct MoversLayout {
+    /// The labels and the plot.
+    area: Rect,
+    /// Row heights, label font and bar thickness.
+    rows: RowLayout,
+    /// Space between label, plot and value labels.
+    gap: f32,
+    /// Widest a label may be.
+    label_w: f32,
+    /// The bars' area, right of the labels.
+    plot: Rect,
+    /// Each row's signed value label, and their font size.
+    values: Vec<String>,
+    value_f: f32,
+    /// x of zero, and pixels per unit of change (0 when every change is 0).
+    x_zero: f32,
+    k: f64,
+    /// The largest rise and the largest decline (both >= 0).
+    max_pos: f64,
+    max_neg: f64,
+}
+
+impl MoversLayout {
+    /// Measures the labels and the value labels of `shown` and solves the
+    /// horizontal scale.
+    fn new<DB: DrawingBackend>(
+        c: &Canvas<'_, DB>,
+        shown: &[&Mover],
+        area: Rect,
+        rows: RowLayout,
+    ) -> Self {
+        let font = rows.font;
+        let gap = c.px(14.0);
         let max_pos = shown.iter().map(|r| r.change).fold(0.0f64, f64::max);
         let max_neg = shown.iter().map(|r| -r.change).fold(0.0f64, f64::max);
         let decimals = decimals_for(max_pos.max(max_neg), 1);
-        let vals: Vec<String> = shown
+        let values: Vec<String> = shown
             .iter()
             .map(|r| fmt_num(r.change, decimals, true))
             .collect();
-        let val_f = font * 0.93;
-        let val_w = |neg: bool| {
-            shown
-                .iter()
-                .zip(&vals)
-                .filter(|(r, _)| (r.change < 0.0) == neg)
-                .map(|(_, v)| c.measure(val_f, false, v))
-                .fold(0.0f32, f32::max)
+        let value_f = font * 0.93;
+        let value_w = |neg: bool| {
+            let side = shown.iter().zip(&values);
+            c.widest(
+                value_f,
+                false,
+                side.filter(|(r, _)| (r.change < 0.0) == neg)
+                    .map(|(_, v)| v),
+            )
         };
-        let (vw_pos, vw_neg) = (val_w(false), val_w(true));
-
-        let widest_label = shown
-            .iter()
-            .map(|r| c.measure(font, false, &r.label))
-            .fold(0.0f32, f32::max);
+        let (vw_pos, vw_neg) = (value_w(false), value_w(true));
+        let widest_label = c.widest(font, false, shown.iter().map(|r| &r.label));
         let label_w = widest_label.min(area.w() * 0.32);
         let plot = Rect::new(area.x0 + label_w + gap * 2.0, area.y0, area.x1, area.y1);
         let side = |has: bool, w: f32| if has { w + gap } else { 0.0 };
@@ -159,23 +230,46 @@ impl Chart for MoversChart {
             0.0
         };
         let x_zero = plot.x0 + side(max_neg > 0.0, vw_neg) + (max_neg * k) as f32;
-        let px = |v: f64| x_zero + (v * k) as f32;
+        MoversLayout {
+            area,
+            rows,
+            gap,
+            label_w,
+            plot,
+            values,
+            value_f,
+            x_zero,
+            k,
+            max_pos,
+            max_neg,
+        }
+    }
 
-        // x grid and ticks over the drawn value range.
-        let (lo_v, hi_v) = if k > 0.0 {
-            (
-                ((plot.x0 - x_zero) as f64) / k,
-                ((plot.x1 - x_zero) as f64) / k,
-            )
-        } else {
-            (-1.0, 1.0)
-        };
-        let grid_bottom = area.y0 + lay.row_h * shown.len() as f32;
+    /// x of a change `v`.
+    fn x(&self, v: f64) -> f32 {
+        self.x_zero + (v * self.k) as f32
+    }
+
+    /// Bottom of `n` rows: where the grid lines end.
+    fn grid_bottom(&self, n: usize) -> f32 {
+        self.area.y0 + self.rows.row_h * n as f32
+    }
+
+    /// Vertical grid lines down `n` rows at round changes within the drawn
+    /// range, labelled below ("+1.5", "0", "−0.5").
+    fn draw_x_grid<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        n: usize,
+    ) -> Result<(), ChartError> {
+        let (plot, k) = (self.plot, self.k);
+        let f = c.px(TICK_SIZE);
+        let grid_bottom = self.grid_bottom(n);
         if k > 0.0 {
-            let (ticks, step) = nice_ticks(lo_v.max(-max_neg), hi_v.min(max_pos), 6);
+            let lo_v = ((plot.x0 - self.x_zero) as f64) / k;
+            let hi_v = ((plot.x1 - self.x_zero) as f64) / k;
+            let (ticks, step) = nice_ticks(lo_v.max(-self.max_neg), hi_v.min(self.max_pos), 6);
             for t in ticks {
-                let x = px(t);
-                c.vline(x, area.y0, grid_bottom, GRID, c.px(1.5))?;
                 let l = if t == 0.0 {
                     "0".to_string()
                 } else if t > 0.0 {
@@ -183,52 +277,38 @@ impl Chart for MoversChart {
                 } else {
                     fmt_tick(t, step)
                 };
-                c.text(
-                    &l,
-                    x,
-                    grid_bottom + c.px(8.0) + f * 0.6,
-                    f,
-                    false,
-                    MUTED,
-                    Align::Center,
-                )?;
+                x_grid_line(c, self.x(t), self.area.y0, grid_bottom, &l, f)?;
             }
         }
-        let line = c.fit1(&self.measure, f, false, plot.w());
-        c.text(
-            &line,
-            (plot.x0 + plot.x1) / 2.0,
-            bottom - f * 0.6,
-            f,
-            false,
-            INK,
-            Align::Center,
-        )?;
+        Ok(())
+    }
 
-        for (i, (r, v)) in shown.iter().zip(&vals).enumerate() {
+    /// Each row's label (right-aligned, wrapped to fit), its bar from zero in
+    /// the topic's colour, and its signed value at the bar's end.
+    fn draw_bars<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        shown: &[&Mover],
+    ) -> Result<(), ChartError> {
+        let (area, lay, font, gap) = (self.area, &self.rows, self.rows.font, self.gap);
+        for (i, (r, v)) in shown.iter().zip(&self.values).enumerate() {
             let yc = area.y0 + (i as f32 + 0.5) * lay.row_h;
-            let lines = c.fit(&r.label, font, false, label_w, lay.max_lines);
-            c.lines(
-                &lines,
-                area.x0 + label_w,
-                yc,
-                font,
-                false,
-                INK,
-                Align::Right,
-            )?;
-            let x1 = px(r.change);
+            let lines = c.fit(&r.label, font, false, self.label_w, lay.max_lines);
+            let right = area.x0 + self.label_w;
+            c.lines(&lines, right, yc, font, false, INK, Align::Right)?;
+            let x1 = self.x(r.change);
             c.fill_rect(
-                Rect::new(x_zero, yc - lay.bar_h / 2.0, x1, yc + lay.bar_h / 2.0),
+                Rect::new(self.x_zero, yc - lay.bar_h / 2.0, x1, yc + lay.bar_h / 2.0),
                 topic_color(r.topic_id),
                 1.0,
             )?;
+            let vf = self.value_f;
             if r.change < 0.0 {
-                c.text(v, x1 - gap * 0.6, yc, val_f, false, INK, Align::Right)?;
+                c.text(v, x1 - gap * 0.6, yc, vf, false, INK, Align::Right)?;
             } else {
-                c.text(v, x1 + gap * 0.6, yc, val_f, false, INK, Align::Left)?;
+                c.text(v, x1 + gap * 0.6, yc, vf, false, INK, Align::Left)?;
             }
         }
-        c.vline(x_zero, area.y0, grid_bottom, AXIS, c.px(2.5))
+        Ok(())
     }
 }

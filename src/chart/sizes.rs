@@ -133,16 +133,10 @@ impl Chart for SizesChart {
         let font = lay.font;
         let gap = c.px(16.0);
 
-        let widest_label = rows
-            .iter()
-            .map(|r| c.measure(font, false, &r.1))
-            .fold(0.0f32, f32::max);
+        let widest_label = c.widest(font, false, rows.iter().map(|r| &r.1));
         let label_w = widest_label.min(area.w() * 0.34);
         let val_font = font * 0.93;
-        let val_w = rows
-            .iter()
-            .map(|r| c.measure(val_font, false, &r.3))
-            .fold(0.0f32, f32::max);
+        let val_w = c.widest(val_font, false, rows.iter().map(|r| &r.3));
         let bar_x0 = area.x0 + label_w + gap;
         let bar_max = (area.x1 - val_w - gap - bar_x0).max(0.0);
         let max_size = rows.iter().map(|r| r.2).max().unwrap_or(0).max(1) as f32;

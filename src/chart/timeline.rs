@@ -13,8 +13,9 @@
 //! read as data. Period labels on the x axis are thinned from the right when
 //! they would collide.
 
+use super::axes::{broken_line, x_tick, y_grid};
 use super::canvas::{Align, Canvas, Rect, LABEL_SIZE, MIN_LABEL_SIZE, TICK_SIZE};
-use super::palette::{topic_color, AXIS, GRID, INK, MUTED};
+use super::palette::{topic_color, GRID, INK};
 use super::text::{clean, fmt_tick, nice_ceiling, nice_ticks, topic_label};
 use super::{render, skipped, Chart, ChartError, ChartOutcome, ChartStyle};
 use plotters::prelude::DrawingBackend;
@@ -146,15 +147,152 @@ pub(crate) fn spread(want: &[f32], h: f32, lo: f32, hi: f32) -> Vec<f32> {
 }
 
 impl Chart for TimeChart {
+    /// Heading and footnotes, then the layout; the gaps in time shaded, the
+    /// y grid in percent, the period labels, one line per series, and the
+    /// direct labels at the line ends.
     fn draw<DB: DrawingBackend>(&self, c: &mut Canvas<'_, DB>) -> Result<(), ChartError> {
         let top = c.heading(&self.title, "Share of documents per period")?;
+        let gaps = gaps(&self.positions);
+        let bottom = c.footnote(&self.notes(&gaps))?;
+        let lay = TimelineLayout::new(c, self, top, bottom);
+        self.shade_gaps(c, &lay, &gaps)?;
+        let y_ticks = lay
+            .y_ticks
+            .iter()
+            .map(|(v, l)| (lay.y_tick(*v), l.as_str()));
+        y_grid(c, lay.plot, y_ticks, lay.tick_f)?;
+        self.draw_period_labels(c, &lay)?;
+        let ends = self.draw_lines(c, &lay)?;
+        self.draw_direct_labels(c, &lay, ends)
+    }
+}
+
+/// Where the timeline's parts go, computed from the measured text.
+struct TimelineLayout {
+    /// The lines and the grid.
+    plot: Rect,
+    /// Tick label font size.
+    tick_f: f32,
+    /// Top of the y axis, in percent (the axis starts at 0).
+    yhi: f64,
+    /// The y ticks, in percent, with their labels ("20%").
+    y_ticks: Vec<(f64, String)>,
+    /// Direct-label font size.
+    label_f: f32,
+    /// Height one direct label needs.
+    label_h: f32,
+    /// Widest a direct label may be.
+    label_w: f32,
+    /// Left edge of the direct labels (right of the plot, past the leaders).
+    label_x: f32,
+    /// The first period's position on the time axis.
+    t0: f64,
+    /// The time the x axis spans (1 when all periods share a position).
+    span: f64,
+}
+
+impl TimelineLayout {
+    /// The y axis from 0 to a round percentage above the largest share, the
+    /// direct-label column as wide as the widest label allows (at most 26%
+    /// of the canvas), and the plot between the y tick labels and that
+    /// column.
+    fn new<DB: DrawingBackend>(
+        c: &Canvas<'_, DB>,
+        chart: &TimeChart,
+        top: f32,
+        bottom: f32,
+    ) -> Self {
+        let m = c.margin();
+        let f = c.px(TICK_SIZE);
+        let (yhi, y_ticks) = percent_axis(&chart.lines);
+        let ylab_w = c.widest(f, false, y_ticks.iter().map(|t| &t.1));
+
+        // Direct-label column on the right.
+        let k = chart.lines.len();
+        let plot_top = top + f * 0.5;
+        let plot_bottom = bottom - f * 1.2 - c.px(14.0);
+        let avail_h = (plot_bottom - plot_top).max(1.0);
+        let label_f = (avail_h / (k as f32 * 1.15))
+            .min(c.px(LABEL_SIZE * 0.9))
+            .max(c.px(MIN_LABEL_SIZE) * 0.75);
+        let widest = c.widest(label_f, false, chart.lines.iter().map(|l| &l.label));
+        let label_w = widest.min((c.width - 2.0 * m) * 0.26);
+        let leader = c.px(30.0);
+        let plot = Rect::new(
+            m + ylab_w + c.px(14.0),
+            plot_top,
+            c.width - m - label_w - leader - c.px(8.0),
+            plot_bottom,
+        );
+        let n = chart.positions.len();
+        let (t0, t1) = (chart.positions[0], chart.positions[n - 1]);
+        TimelineLayout {
+            plot,
+            tick_f: f,
+            yhi,
+            y_ticks,
+            label_f,
+            label_h: label_f * 1.15,
+            label_w,
+            label_x: plot.x1 + leader,
+            t0,
+            span: if t1 > t0 { t1 - t0 } else { 1.0 },
+        }
+    }
+
+    /// x of a period at position `t` on the time axis (2% padding each side).
+    fn x(&self, t: f64) -> f32 {
+        let plot = self.plot;
+        let pad = plot.w() * 0.02;
+        plot.x0 + pad + (plot.w() - 2.0 * pad) * ((t - self.t0) / self.span) as f32
+    }
+
+    /// y of a share in [0, 1].
+    fn y_share(&self, v: f64) -> f32 {
+        self.plot.y1 - ((v * 100.0) / self.yhi) as f32 * self.plot.h()
+    }
+
+    /// y of a tick at `v` percent.
+    fn y_tick(&self, v: f64) -> f32 {
+        self.plot.y1 - (v / self.yhi) as f32 * self.plot.h()
+    }
+}
+
+/// The y axis in percent: its top (a round value above the largest finite
+/// share) and about five ticks from 0 with their labels.
+fn percent_axis(lines: &[TopicSeries]) -> (f64, Vec<(f64, String)>) {
+    let vmax = lines
+        .iter()
+        .flat_map(|l| l.values.iter())
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    let yhi = nice_ceiling(vmax * 100.0, 5);
+    let (yt, ystep) = nice_ticks(0.0, yhi, 5);
+    let ticks = yt
+        .iter()
+        .map(|v| (*v, format!("{}%", fmt_tick(*v, ystep))))
+        .collect();
+    (yhi, ticks)
+}
+
+/// Where a series' line ends: its last finite point, and which line it is.
+struct LineEnd {
+    y: f32,
+    x: f32,
+    line: usize,
+}
+
+impl TimeChart {
+    /// The footnotes: what the grey line is (when there is one) and which
+    /// gaps in time are shaded.
+    fn notes(&self, gaps: &[usize]) -> Vec<String> {
         let has_other = self.lines.iter().any(|l| l.topic_id == usize::MAX);
         let mut notes = if has_other {
             vec!["Grey line: all other topics combined.".to_string()]
         } else {
             Vec::new()
         };
-        let gaps = gaps(&self.positions);
         if !gaps.is_empty() {
             let spans: Vec<String> = gaps
                 .iter()
@@ -165,103 +303,57 @@ impl Chart for TimeChart {
                 spans.join(", ")
             ));
         }
-        let bottom = c.footnote(&notes)?;
-        let m = c.margin();
-        let f = c.px(TICK_SIZE);
-        let n = self.periods.len();
+        notes
+    }
 
-        // y axis in percent, from 0.
-        let vmax = self
-            .lines
-            .iter()
-            .flat_map(|l| l.values.iter())
-            .copied()
-            .filter(|v| v.is_finite())
-            .fold(0.0f64, f64::max);
-        let yhi = nice_ceiling(vmax * 100.0, 5);
-        let (yt, ystep) = nice_ticks(0.0, yhi, 5);
-        let ylabels: Vec<String> = yt
-            .iter()
-            .map(|v| format!("{}%", fmt_tick(*v, ystep)))
-            .collect();
-        let ylab_w = ylabels
-            .iter()
-            .map(|l| c.measure(f, false, l))
-            .fold(0.0f32, f32::max);
-
-        // Direct-label column on the right.
-        let k = self.lines.len();
-        let plot_top = top + f * 0.5;
-        let plot_bottom = bottom - f * 1.2 - c.px(14.0);
-        let avail_h = (plot_bottom - plot_top).max(1.0);
-        let label_f = (avail_h / (k as f32 * 1.15))
-            .min(c.px(LABEL_SIZE * 0.9))
-            .max(c.px(MIN_LABEL_SIZE) * 0.75);
-        let label_h = label_f * 1.15;
-        let widest = self
-            .lines
-            .iter()
-            .map(|l| c.measure(label_f, false, &l.label))
-            .fold(0.0f32, f32::max);
-        let label_w = widest.min((c.width - 2.0 * m) * 0.26);
-        let leader = c.px(30.0);
-        let plot = Rect::new(
-            m + ylab_w + c.px(14.0),
-            plot_top,
-            c.width - m - label_w - leader - c.px(8.0),
-            plot_bottom,
-        );
-
-        let (t0, t1) = (self.positions[0], self.positions[n - 1]);
-        let span = if t1 > t0 { t1 - t0 } else { 1.0 };
-        let px = |i: usize| {
-            let pad = plot.w() * 0.02;
-            plot.x0 + pad + (plot.w() - 2.0 * pad) * ((self.positions[i] - t0) / span) as f32
-        };
-        for &i in &gaps {
-            let band = Rect::new(px(i) + c.px(6.0), plot.y0, px(i + 1) - c.px(6.0), plot.y1);
+    /// A light band over each gap in time, between its two periods.
+    fn shade_gaps<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        lay: &TimelineLayout,
+        gaps: &[usize],
+    ) -> Result<(), ChartError> {
+        let plot = lay.plot;
+        for &i in gaps {
+            let (x0, x1) = (lay.x(self.positions[i]), lay.x(self.positions[i + 1]));
+            let band = Rect::new(x0 + c.px(6.0), plot.y0, x1 - c.px(6.0), plot.y1);
             c.fill_rect(band, GRID, 0.6)?;
         }
-        let py = |v: f64| plot.y1 - ((v * 100.0) / yhi) as f32 * plot.h();
+        Ok(())
+    }
 
-        for (v, l) in yt.iter().zip(&ylabels) {
-            let y = plot.y1 - (*v / yhi) as f32 * plot.h();
-            c.hline(plot.x0, plot.x1, y, GRID, c.px(1.5))?;
-            c.text(l, plot.x0 - c.px(14.0), y, f, false, MUTED, Align::Right)?;
-        }
-        c.hline(plot.x0, plot.x1, plot.y1, AXIS, c.px(2.0))?;
-
-        // Period labels, thinned from the right so the last is always shown: a label is drawn
-        // when it clears the last one drawn to its right.
-        let pw = self
-            .periods
-            .iter()
-            .map(|p| c.measure(f, false, p))
-            .fold(0.0f32, f32::max)
-            + c.px(20.0);
+    /// Period labels under the x axis, thinned from the right so the last is
+    /// always shown: a label is drawn when it clears the last one drawn to
+    /// its right.
+    fn draw_period_labels<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        lay: &TimelineLayout,
+    ) -> Result<(), ChartError> {
+        let f = lay.tick_f;
+        let pw = c.widest(f, false, &self.periods) + c.px(20.0);
         let max_label = (pw - c.px(20.0)).max(0.0);
         let mut right_edge = f32::INFINITY;
-        for (i, p) in self.periods.iter().enumerate().rev() {
-            let x = px(i);
+        for (p, &t) in self.periods.iter().zip(&self.positions).rev() {
+            let x = lay.x(t);
             if x + pw / 2.0 > right_edge {
                 continue;
             }
             right_edge = x - pw / 2.0;
-            c.vline(x, plot.y1, plot.y1 + c.px(8.0), AXIS, c.px(2.0))?;
             let line = c.fit1(p, f, false, max_label);
-            c.text(
-                &line,
-                x,
-                plot.y1 + c.px(8.0) + f * 0.7,
-                f,
-                false,
-                MUTED,
-                Align::Center,
-            )?;
+            x_tick(c, x, lay.plot.y1, &line, f)?;
         }
+        Ok(())
+    }
 
-        // Lines and markers.
-        let mut ends: Vec<(f32, f32, usize)> = Vec::new(); // (y, x, line index)
+    /// Each series as a line broken at missing values, with a marker on
+    /// every finite point ("other" thinner); returns where each line ends.
+    fn draw_lines<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        lay: &TimelineLayout,
+    ) -> Result<Vec<LineEnd>, ChartError> {
+        let mut ends = Vec::new();
         for (li, l) in self.lines.iter().enumerate() {
             let color = topic_color(l.topic_id);
             let width = if l.topic_id == usize::MAX {
@@ -269,47 +361,47 @@ impl Chart for TimeChart {
             } else {
                 c.px(4.5)
             };
-            let mut seg: Vec<(f32, f32)> = Vec::new();
-            for (i, v) in l.values.iter().enumerate() {
-                if v.is_finite() {
-                    seg.push((px(i), py(*v)));
-                } else {
-                    c.polyline(&seg, color, width)?;
-                    seg.clear();
-                }
-            }
-            c.polyline(&seg, color, width)?;
-            for (i, v) in l.values.iter().enumerate() {
-                if v.is_finite() {
-                    c.marker(px(i), py(*v), c.px(5.0), color)?;
-                }
-            }
-            if let Some((i, v)) = l
+            let points: Vec<Option<(f32, f32)>> = l
                 .values
                 .iter()
-                .enumerate()
-                .rev()
-                .find(|(_, v)| v.is_finite())
-            {
-                ends.push((py(*v), px(i), li));
+                .zip(&self.positions)
+                .map(|(v, &t)| v.is_finite().then(|| (lay.x(t), lay.y_share(*v))))
+                .collect();
+            broken_line(c, points.iter().copied(), color, width)?;
+            for &(x, y) in points.iter().flatten() {
+                c.marker(x, y, c.px(5.0), color)?;
+            }
+            if let Some(&(x, y)) = points.iter().rev().flatten().next() {
+                ends.push(LineEnd { y, x, line: li });
             }
         }
+        Ok(ends)
+    }
 
-        // Direct labels.
-        ends.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
-        let want: Vec<f32> = ends.iter().map(|e| e.0).collect();
+    /// The series' labels right of the plot at the height of their line's
+    /// end, spread apart so none overlaps, each joined to its line by a thin
+    /// leader.
+    fn draw_direct_labels<DB: DrawingBackend>(
+        &self,
+        c: &Canvas<'_, DB>,
+        lay: &TimelineLayout,
+        mut ends: Vec<LineEnd>,
+    ) -> Result<(), ChartError> {
+        ends.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.line.cmp(&b.line)));
+        let want: Vec<f32> = ends.iter().map(|e| e.y).collect();
+        let (plot, label_h) = (lay.plot, lay.label_h);
         let ys = spread(&want, label_h, plot.y0 + label_h / 2.0, plot.y1);
-        let lx = plot.x1 + leader;
-        for ((y_line, x_end, li), y) in ends.iter().zip(ys) {
-            let l = &self.lines[*li];
+        let lx = lay.label_x;
+        for (end, y) in ends.iter().zip(ys) {
+            let l = &self.lines[end.line];
             let color = topic_color(l.topic_id);
             c.polyline(
-                &[(*x_end + c.px(8.0), *y_line), (lx - c.px(6.0), y)],
+                &[(end.x + c.px(8.0), end.y), (lx - c.px(6.0), y)],
                 color,
                 c.px(2.0),
             )?;
-            let line = c.fit1(&l.label, label_f, false, label_w);
-            c.text(&line, lx, y, label_f, false, INK, Align::Left)?;
+            let line = c.fit1(&l.label, lay.label_f, false, lay.label_w);
+            c.text(&line, lx, y, lay.label_f, false, INK, Align::Left)?;
         }
         Ok(())
     }

@@ -5,29 +5,26 @@
 //! backend for shapes and text, the same code driving the PNG and the SVG
 //! backend. This layer adds what plotters lacks for that:
 //!
-//! * font fallback by glyph coverage with warnings for uncovered characters
-//!   (see `fonts`): in the PNG a mixed Latin/CJK string is drawn run by run
-//!   with the embedded fonts on one baseline; in the SVG it stays one
-//!   `<text>` element (searchable, selectable) with a CSS font list, and the
-//!   viewer falls back per character the same way;
-//! * text placed by the *centre of its line box*, identically in PNG and SVG.
-//!   plotters' `ab_glyph` bitmap text puts the baseline half a font size
-//!   below the anchor, while its SVG backend writes `dy="0.76em"` and a CSS
-//!   font size of `size / 1.24`; both are compensated here so the two files
-//!   match (the SVG size is corrected to the font's real em);
+//! * text drawn with font fallback and placed by the centre of its line box,
+//!   identically in PNG and SVG (see `text_line`);
+//! * measuring and fitting text to a width (wrap, then "…"), from the
+//!   embedded fonts' metrics;
+//! * shapes in pixel coordinates (rectangles, lines, dashes, dots, markers)
+//!   and the heading and footnotes every chart shares;
 //! * everything scaled by [`ChartStyle::scale`](super::ChartStyle) through
 //!   [`Canvas::px`].
 
-use super::fonts::{font_style, Family, Fonts, MIXED_FAMILY};
+use super::fonts::Fonts;
 use super::palette::{INK, MUTED};
 use super::text;
 use super::ChartError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
-use plotters::style::{FontDesc, FontFamily, RGBAColor};
+use plotters::style::RGBAColor;
 use std::cell::RefCell;
 use std::path::Path;
+
+mod text_line;
 
 /// Base font sizes at scale 1 on a 1920x1080 canvas (plotters size =
 /// ascent-to-descent height in pixels).
@@ -167,6 +164,19 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
         self.fonts.width(text, size, bold)
     }
 
+    /// Width in pixels of the widest of `texts` at `size` (0 for none).
+    pub(crate) fn widest<S: AsRef<str>>(
+        &self,
+        size: f32,
+        bold: bool,
+        texts: impl IntoIterator<Item = S>,
+    ) -> f32 {
+        texts
+            .into_iter()
+            .map(|t| self.measure(size, bold, t.as_ref()))
+            .fold(0.0f32, f32::max)
+    }
+
     /// Fits `text` into `max_lines` lines of width `max_w` at `size` (wrap,
     /// then ellipsis).
     pub(crate) fn fit(
@@ -192,160 +202,6 @@ impl<'a, DB: DrawingBackend> Canvas<'a, DB> {
     /// Line height for `size` (1.2 x size).
     pub(crate) fn line_h(size: f32) -> f32 {
         size * 1.2
-    }
-
-    /// Draws one line of text whose line box is centred vertically on `y`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn text(
-        &self,
-        s: &str,
-        x: f32,
-        y: f32,
-        size: f32,
-        bold: bool,
-        color: RGBColor,
-        align: Align,
-    ) -> Result<(), ChartError> {
-        self.text_impl(s, x, y, size, bold, color, align)
-    }
-
-    /// Records a warning for characters of `s` that no embedded font has.
-    fn check_coverage(&self, s: &str, missing: &[char]) {
-        if missing.is_empty() {
-            return;
-        }
-        let chars: Vec<String> = missing
-            .iter()
-            .map(|c| format!("'{c}' (U+{:04X})", *c as u32))
-            .collect();
-        self.warn(format!(
-            "chart text \"{}\" has characters no embedded font can draw (shown as boxes): {}",
-            text::shorten(s, 60),
-            chars.join(", ")
-        ));
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn text_impl(
-        &self,
-        s: &str,
-        x: f32,
-        y: f32,
-        size: f32,
-        bold: bool,
-        color: RGBColor,
-        align: Align,
-    ) -> Result<(), ChartError> {
-        if s.is_empty() || size.is_nan() || size <= 0.5 || !x.is_finite() || !y.is_finite() {
-            return Ok(());
-        }
-        // Callers clean labels already; this guards the SVG's validity.
-        let cleaned;
-        let s = if s.chars().any(char::is_control) {
-            cleaned = text::clean(s);
-            cleaned.as_str()
-        } else {
-            s
-        };
-        let (runs, missing) = self.fonts.runs(s, bold);
-        self.check_coverage(s, &missing);
-        // Offset of the baseline from the line centre, across the text.
-        let baseline = self.fonts.baseline_below_centre() * size;
-        // Screen position of a point `along` the text and `across` it.
-        let at = |along: f32, across: f32| -> (i32, i32) {
-            ((x + along).round() as i32, (y + across).round() as i32)
-        };
-        if self.svg {
-            // One element; the viewer does the per-character fallback.
-            let family = if runs.iter().any(|r| r.family == Family::Fallback) {
-                MIXED_FAMILY
-            } else {
-                Family::Sans.name()
-            };
-            let em = self.fonts.em_ratio(Family::Sans, bold);
-            let hpos = match align {
-                Align::Left => HPos::Left,
-                Align::Center => HPos::Center,
-                Align::Right => HPos::Right,
-            };
-            let font = FontDesc::new(
-                FontFamily::Name(family),
-                (size * 1.24 * em) as f64,
-                font_style(bold),
-            );
-            let style = TextStyle::from(font)
-                .color(&color)
-                .pos(Pos::new(hpos, VPos::Top));
-            let pos = at(0.0, baseline - 0.76 * size * em);
-            return self.area.draw_text(s, &style, pos).map_err(|e| self.err(e));
-        }
-        // PNG: draw run by run on a shared baseline (plotters' ab_glyph
-        // puts the baseline half the run's font size below the anchor).
-        let widths: Vec<(f32, f32)> = runs
-            .iter()
-            .map(|r| {
-                let rs = self.fonts.run_size(r.family, size);
-                (rs, self.fonts.run_width(r.family, bold, rs, r.text))
-            })
-            .collect();
-        let total: f32 = widths.iter().map(|w| w.1).sum();
-        let mut along = match align {
-            Align::Left => 0.0,
-            Align::Center => -total / 2.0,
-            Align::Right => -total,
-        };
-        // Droid Sans Fallback has no bold face: embolden its runs by
-        // drawing them twice, offset by about 3% of the size.
-        let mut glyphs: Vec<(char, f32)> = Vec::new();
-        let mut buf = [0u8; 4];
-        for (r, (rs, w)) in runs.iter().zip(widths) {
-            let font = FontDesc::new(
-                FontFamily::Name(r.family.name()),
-                rs as f64,
-                font_style(bold),
-            );
-            let style = TextStyle::from(font)
-                .color(&color)
-                .pos(Pos::new(HPos::Left, VPos::Top));
-            let passes: &[f32] = if bold && r.family == Family::Fallback {
-                &[0.0, (rs * 0.03).max(1.0)]
-            } else {
-                &[0.0]
-            };
-            self.fonts
-                .glyph_positions(r.family, bold, rs, r.text, &mut glyphs);
-            for &(ch, gx) in &glyphs {
-                let glyph: &str = ch.encode_utf8(&mut buf);
-                for &dx in passes {
-                    let pos = at((along + gx).round() + dx, baseline - rs / 2.0);
-                    self.area
-                        .draw_text(glyph, &style, pos)
-                        .map_err(|e| self.err(e))?;
-                }
-            }
-            along += w;
-        }
-        Ok(())
-    }
-
-    /// Draws lines of text as a block centred vertically on `y`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn lines(
-        &self,
-        lines: &[String],
-        x: f32,
-        y: f32,
-        size: f32,
-        bold: bool,
-        color: RGBColor,
-        align: Align,
-    ) -> Result<(), ChartError> {
-        let lh = Self::line_h(size);
-        let top = y - lh * lines.len() as f32 / 2.0;
-        for (i, l) in lines.iter().enumerate() {
-            self.text(l, x, top + lh * (i as f32 + 0.5), size, bold, color, align)?;
-        }
-        Ok(())
     }
 
     /// Fills a rectangle (`alpha` in [0, 1]).
