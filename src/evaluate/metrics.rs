@@ -549,10 +549,8 @@ mod tests {
         let n = 1_000_000u32;
         let truth: Vec<u32> = (0..n).map(|i| i % 10).collect();
         let pred: Vec<u32> = (0..n).map(|i| i % 20).collect();
-        let start = std::time::Instant::now();
+        // Its time is measured by `cargo bench --bench metrics`, not asserted here.
         let s = external_scores(&truth, &pred).expect("valid");
-        let elapsed = start.elapsed();
-        eprintln!("external_scores on 1M items: {elapsed:?}");
         assert_abs_diff_eq!(s.homogeneity, 1.0, epsilon = 1e-12);
         assert_abs_diff_eq!(s.completeness, 10f64.ln() / 20f64.ln(), epsilon = 1e-12);
         // Ordered pairs: tp = 20 * 50000^2 - n, fn = 10 * 100000^2 - 20 * 50000^2, fp = 0,
@@ -563,6 +561,5 @@ mod tests {
         let tn = nn * nn - fn_ - tp - nn;
         let ari = 2.0 * (tp * tn) / ((tp + fn_) * (fn_ + tn) + tp * tn);
         assert_abs_diff_eq!(s.ari, ari, epsilon = 1e-12);
-        assert!(elapsed.as_secs_f64() < 1.0, "too slow: {elapsed:?}");
     }
 }

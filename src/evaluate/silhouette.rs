@@ -27,6 +27,7 @@ use ndarray::{s, Array2, ArrayView2};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256Plus;
 use rayon::prelude::*;
+use std::ops::Range;
 
 use crate::evaluate::metrics::MetricsError;
 
@@ -109,70 +110,10 @@ impl SilhouetteSample {
         if dims == 0 {
             return Err(MetricsError::NoColumns);
         }
-        let wanted = match sample_size {
-            Some(0) => return Err(MetricsError::ZeroSampleSize),
-            Some(s) if s > DEFAULT_MAX_SAMPLE => {
-                return Err(MetricsError::SampleTooLarge {
-                    got: s,
-                    max: DEFAULT_MAX_SAMPLE,
-                })
-            }
-            Some(s) => s,
-            None => DEFAULT_MAX_SAMPLE,
-        };
-        let indices: Vec<usize> = if wanted >= n_rows {
-            (0..n_rows).collect()
-        } else {
-            let mut rng = Xoshiro256Plus::seed_from_u64(seed);
-            let mut v = rand::seq::index::sample(&mut rng, n_rows, wanted).into_vec();
-            v.sort_unstable();
-            v
-        };
-        let s = indices.len();
-
-        // The sampled rows, upcast to f64 (as sklearn does for f32 input), and their norms.
-        for &r in &indices {
-            if x.row(r).iter().any(|v| !v.is_finite()) {
-                return Err(MetricsError::NonFinite { row: r });
-            }
-        }
-        let points = Array2::from_shape_fn((s, dims), |(t, c)| f64::from(x[[indices[t], c]]));
-        let norms: Vec<f64> = points.rows().into_iter().map(|p| p.dot(&p)).collect();
-
-        let mut dist = vec![0.0f32; row_start(s)];
-        let mut rows: Vec<&mut [f32]> = Vec::with_capacity(s);
-        let mut rest: &mut [f32] = &mut dist;
-        for i in 0..s {
-            let (head, tail) = rest.split_at_mut(i);
-            rows.push(head);
-            rest = tail;
-        }
-        // Tile pairs (row tile, earlier column tile): one f64 GEMM of TILE x dims by dims x TILE
-        // each, then |x|^2 + |y|^2 - 2 x.y clamped at 0. The tiling is fixed, so every distance
-        // is computed the same way whatever the number of threads.
-        rows.par_chunks_mut(TILE).enumerate().for_each_init(
-            || Array2::<f64>::zeros((TILE, TILE)),
-            |gram, (bi, outs)| {
-                let i0 = bi * TILE;
-                let ni = outs.len();
-                let a = points.slice(s![i0..i0 + ni, ..]);
-                for j0 in (0..=i0).step_by(TILE) {
-                    let nj = TILE.min(s - j0);
-                    let b = points.slice(s![j0..j0 + nj, ..]);
-                    let mut g = gram.slice_mut(s![..ni, ..nj]);
-                    general_mat_mul(1.0, &a, &b.t(), 0.0, &mut g);
-                    for (r, out) in outs.iter_mut().enumerate() {
-                        let i = i0 + r;
-                        let j_end = (j0 + nj).min(i);
-                        for j in j0..j_end {
-                            let d2 = norms[i] + norms[j] - 2.0 * g[[r, j - j0]];
-                            out[j] = d2.max(0.0).sqrt() as f32;
-                        }
-                    }
-                }
-            },
-        );
-
+        let indices = draw_sample(n_rows, sample_size, seed)?;
+        check_finite(x, &indices)?;
+        let points = upcast_rows(x, &indices);
+        let dist = packed_distances(&points);
         Ok(Self {
             indices,
             n_rows,
@@ -197,6 +138,10 @@ impl SilhouetteSample {
 
     /// [`Self::score`] with an explicit number of rows scored together (tests vary it; the
     /// result does not depend on it). `None` picks it from the buffer budget.
+    ///
+    /// The sampled rows' labels are grouped by cluster; then each block of rows gets its
+    /// distance sums to every cluster and, from them, each row's silhouette; the score is
+    /// their mean.
     fn score_with(&self, labels: &[usize], block_rows: Option<usize>) -> Result<f64, MetricsError> {
         if labels.len() != self.n_rows {
             return Err(MetricsError::LabelsLength {
@@ -206,93 +151,54 @@ impl SilhouetteSample {
         }
         let s = self.indices.len();
         let sampled: Vec<usize> = self.indices.iter().map(|&r| labels[r]).collect();
-        let mut uniq = sampled.clone();
-        uniq.sort_unstable();
-        uniq.dedup();
-        let k = uniq.len();
-        if k < 2 || k >= s {
-            return Err(MetricsError::InvalidLabelCount {
-                labels: k,
-                samples: s,
-            });
-        }
-        let lab: Vec<usize> = sampled
-            .iter()
-            .map(|l| uniq.binary_search(l).unwrap_or(0))
-            .collect();
-        let mut sizes = vec![0usize; k];
-        for &c in &lab {
-            sizes[c] += 1;
-        }
-        // Sample positions grouped by cluster, increasing within each cluster:
-        // cluster c is members[starts[c]..starts[c + 1]].
-        let mut starts = vec![0usize; k + 1];
-        for c in 0..k {
-            starts[c + 1] = starts[c] + sizes[c];
-        }
-        let mut members = vec![0u32; s];
-        let mut fill = starts.clone();
-        for (pos, &c) in lab.iter().enumerate() {
-            members[fill[c]] = pos as u32;
-            fill[c] += 1;
-        }
-
-        let dist = &self.dist;
+        let clusters = Clusters::of(&sampled)?;
+        let k = clusters.k();
         let block_rows = block_rows
             .unwrap_or((SCORE_BUFFER / k).clamp(8, 256))
             .max(1);
         let mut sil = vec![0.0f64; s];
         sil.par_chunks_mut(block_rows).enumerate().for_each_init(
-            || (vec![0.0f64; k * block_rows], vec![0usize; k]),
-            |(sums, cut), (block, out)| {
-                // sums[c * block_rows + r]: distance sum from row i0 + r to cluster c.
-                let i0 = block * block_rows;
-                let i1 = i0 + out.len();
-                // cut[c]: members of cluster c before the current row.
-                for (c, ct) in cut.iter_mut().enumerate() {
-                    let group = &members[starts[c]..starts[c + 1]];
-                    *ct = group.partition_point(|&p| (p as usize) < i0);
-                }
-                // Columns j < i: gathered from the row's own packed slice, cluster by cluster.
-                for i in i0..i1 {
-                    let r = i - i0;
-                    let row = &dist[row_start(i)..row_start(i) + i];
-                    for c in 0..k {
-                        let group = &members[starts[c]..starts[c] + cut[c]];
-                        sums[c * block_rows + r] = gather_sum(row, group);
-                    }
-                    cut[lab[i]] += 1;
-                }
-                // Columns j > i: entry i of packed row j, for all block rows i < j at once.
-                for j in i0 + 1..s {
-                    let end = j.min(i1);
-                    let row = &dist[row_start(j) + i0..row_start(j) + end];
-                    let c = lab[j] * block_rows;
-                    for (acc, &d) in sums[c..c + (end - i0)].iter_mut().zip(row) {
-                        *acc += f64::from(d);
-                    }
-                }
+            || ClusterSums::new(k, block_rows),
+            |sums, (block, out)| {
+                let rows = block * block_rows..block * block_rows + out.len();
+                self.sum_by_cluster(&clusters, rows.clone(), sums);
                 for (r, o) in out.iter_mut().enumerate() {
-                    let own = lab[i0 + r];
-                    *o = if sizes[own] <= 1 {
-                        0.0
-                    } else {
-                        let a = sums[own * block_rows + r] / (sizes[own] - 1) as f64;
-                        let b = (0..k)
-                            .filter(|&c| c != own)
-                            .map(|c| sums[c * block_rows + r] / sizes[c] as f64)
-                            .fold(f64::INFINITY, f64::min);
-                        let m = a.max(b);
-                        if m > 0.0 {
-                            (b - a) / m
-                        } else {
-                            0.0
-                        }
-                    };
+                    let own = clusters.label[rows.start + r];
+                    *o = clusters.silhouette(own, |c| sums.get(c, r));
                 }
             },
         );
         Ok(sil.iter().sum::<f64>() / s as f64)
+    }
+
+    /// Fills `sums` with the distance sums from each row of `rows` (consecutive sample
+    /// positions) to each cluster.
+    fn sum_by_cluster(&self, clusters: &Clusters, rows: Range<usize>, sums: &mut ClusterSums) {
+        let dist = &self.dist;
+        let (i0, i1) = (rows.start, rows.end);
+        // cut[c]: members of cluster c before the current row.
+        for (c, ct) in sums.cut.iter_mut().enumerate() {
+            *ct = clusters.members(c).partition_point(|&p| (p as usize) < i0);
+        }
+        // Columns j < i: gathered from the row's own packed slice, cluster by cluster.
+        for i in rows {
+            let r = i - i0;
+            let row = &dist[row_start(i)..row_start(i) + i];
+            for c in 0..clusters.k() {
+                let group = &clusters.members(c)[..sums.cut[c]];
+                sums.sums[c * sums.stride + r] = gather_sum(row, group);
+            }
+            sums.cut[clusters.label[i]] += 1;
+        }
+        // Columns j > i: entry i of packed row j, for all block rows i < j at once.
+        for j in i0 + 1..self.indices.len() {
+            let end = j.min(i1);
+            let row = &dist[row_start(j) + i0..row_start(j) + end];
+            let c = clusters.label[j] * sums.stride;
+            for (acc, &d) in sums.sums[c..c + (end - i0)].iter_mut().zip(row) {
+                *acc += f64::from(d);
+            }
+        }
     }
 
     /// Number of sampled rows.
@@ -308,6 +214,224 @@ impl SilhouetteSample {
     /// Rows of `x` in the sample, in increasing order.
     pub fn indices(&self) -> &[usize] {
         &self.indices
+    }
+}
+
+/// The sampled rows of an `n_rows`-row matrix, in increasing order: every row when the sample
+/// size (`sample_size`, or [`DEFAULT_MAX_SAMPLE`]) is at least `n_rows`, else a seeded draw
+/// without replacement.
+fn draw_sample(
+    n_rows: usize,
+    sample_size: Option<usize>,
+    seed: u64,
+) -> Result<Vec<usize>, MetricsError> {
+    let wanted = match sample_size {
+        Some(0) => return Err(MetricsError::ZeroSampleSize),
+        Some(s) if s > DEFAULT_MAX_SAMPLE => {
+            return Err(MetricsError::SampleTooLarge {
+                got: s,
+                max: DEFAULT_MAX_SAMPLE,
+            })
+        }
+        Some(s) => s,
+        None => DEFAULT_MAX_SAMPLE,
+    };
+    Ok(if wanted >= n_rows {
+        (0..n_rows).collect()
+    } else {
+        let mut rng = Xoshiro256Plus::seed_from_u64(seed);
+        let mut v = rand::seq::index::sample(&mut rng, n_rows, wanted).into_vec();
+        v.sort_unstable();
+        v
+    })
+}
+
+/// Refuses a sampled row holding NaN or infinity.
+fn check_finite(x: ArrayView2<f32>, indices: &[usize]) -> Result<(), MetricsError> {
+    match indices
+        .iter()
+        .find(|&&r| x.row(r).iter().any(|v| !v.is_finite()))
+    {
+        Some(&row) => Err(MetricsError::NonFinite { row }),
+        None => Ok(()),
+    }
+}
+
+/// The sampled rows, upcast to f64 (as sklearn does for f32 input).
+fn upcast_rows(x: ArrayView2<f32>, indices: &[usize]) -> Array2<f64> {
+    Array2::from_shape_fn((indices.len(), x.ncols()), |(t, c)| {
+        f64::from(x[[indices[t], c]])
+    })
+}
+
+/// The strict lower triangle of the pairwise distances of `points`, packed by rows.
+///
+/// Tile pairs (row tile, earlier column tile): one f64 GEMM of TILE x dims by dims x TILE
+/// each, then |x|^2 + |y|^2 - 2 x.y clamped at 0. The tiling is fixed, so every distance is
+/// computed the same way whatever the number of threads.
+fn packed_distances(points: &Array2<f64>) -> Vec<f32> {
+    let s = points.nrows();
+    let norms: Vec<f64> = points.rows().into_iter().map(|p| p.dot(&p)).collect();
+    let mut dist = vec![0.0f32; row_start(s)];
+    let mut rows = packed_rows_mut(&mut dist, s);
+    rows.par_chunks_mut(TILE).enumerate().for_each_init(
+        || Array2::<f64>::zeros((TILE, TILE)),
+        |gram, (bi, outs)| distance_tile_row(points, &norms, bi * TILE, outs, gram),
+    );
+    dist
+}
+
+/// `dist` cut into its `s` packed rows: row `i` holds the distances to rows `0..i`.
+fn packed_rows_mut(dist: &mut [f32], s: usize) -> Vec<&mut [f32]> {
+    let mut rows: Vec<&mut [f32]> = Vec::with_capacity(s);
+    let mut rest = dist;
+    for i in 0..s {
+        let (head, tail) = rest.split_at_mut(i);
+        rows.push(head);
+        rest = tail;
+    }
+    rows
+}
+
+/// The distances of the rows from `i0` on (`outs`, one packed row each, at most [`TILE`]) to
+/// every earlier row, one tile of earlier rows at a time, with `gram` as the tile's buffer.
+fn distance_tile_row(
+    points: &Array2<f64>,
+    norms: &[f64],
+    i0: usize,
+    outs: &mut [&mut [f32]],
+    gram: &mut Array2<f64>,
+) {
+    let s = points.nrows();
+    let ni = outs.len();
+    let a = points.slice(s![i0..i0 + ni, ..]);
+    for j0 in (0..=i0).step_by(TILE) {
+        let nj = TILE.min(s - j0);
+        let b = points.slice(s![j0..j0 + nj, ..]);
+        let mut g = gram.slice_mut(s![..ni, ..nj]);
+        general_mat_mul(1.0, &a, &b.t(), 0.0, &mut g);
+        for (r, out) in outs.iter_mut().enumerate() {
+            let i = i0 + r;
+            let j_end = (j0 + nj).min(i);
+            for j in j0..j_end {
+                let d2 = norms[i] + norms[j] - 2.0 * g[[r, j - j0]];
+                out[j] = d2.max(0.0).sqrt() as f32;
+            }
+        }
+    }
+}
+
+/// A labeling of the sample: dense cluster ids (in increasing label order) and each cluster's
+/// members.
+struct Clusters {
+    /// Dense cluster id of each sample position.
+    label: Vec<usize>,
+    /// Members of each cluster.
+    sizes: Vec<usize>,
+    /// Sample positions grouped by cluster, increasing within each cluster: cluster c is
+    /// `members[starts[c]..starts[c + 1]]`.
+    starts: Vec<usize>,
+    members: Vec<u32>,
+}
+
+impl Clusters {
+    /// Groups the sample positions by their labels `sampled`.
+    ///
+    /// # Errors
+    /// [`MetricsError::InvalidLabelCount`] unless 2 <= distinct labels <= positions - 1.
+    fn of(sampled: &[usize]) -> Result<Clusters, MetricsError> {
+        let s = sampled.len();
+        let mut uniq = sampled.to_vec();
+        uniq.sort_unstable();
+        uniq.dedup();
+        let k = uniq.len();
+        if k < 2 || k >= s {
+            return Err(MetricsError::InvalidLabelCount {
+                labels: k,
+                samples: s,
+            });
+        }
+        let label: Vec<usize> = sampled
+            .iter()
+            .map(|l| uniq.binary_search(l).unwrap_or(0))
+            .collect();
+        let mut sizes = vec![0usize; k];
+        for &c in &label {
+            sizes[c] += 1;
+        }
+        let mut starts = vec![0usize; k + 1];
+        for c in 0..k {
+            starts[c + 1] = starts[c] + sizes[c];
+        }
+        let mut members = vec![0u32; s];
+        let mut fill = starts.clone();
+        for (pos, &c) in label.iter().enumerate() {
+            members[fill[c]] = pos as u32;
+            fill[c] += 1;
+        }
+        Ok(Clusters {
+            label,
+            sizes,
+            starts,
+            members,
+        })
+    }
+
+    /// Number of clusters.
+    fn k(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// The sample positions of cluster `c`, increasing.
+    fn members(&self, c: usize) -> &[u32] {
+        &self.members[self.starts[c]..self.starts[c + 1]]
+    }
+
+    /// The silhouette of a point of cluster `own` whose distance sum to each cluster `c` is
+    /// `sum(c)`: (b - a) / max(a, b) with a the mean distance within its cluster and b the
+    /// smallest mean distance to another; 0 alone in its cluster or when a = b = 0.
+    fn silhouette(&self, own: usize, sum: impl Fn(usize) -> f64) -> f64 {
+        if self.sizes[own] <= 1 {
+            return 0.0;
+        }
+        let a = sum(own) / (self.sizes[own] - 1) as f64;
+        let b = (0..self.k())
+            .filter(|&c| c != own)
+            .map(|c| sum(c) / self.sizes[c] as f64)
+            .fold(f64::INFINITY, f64::min);
+        let m = a.max(b);
+        if m > 0.0 {
+            (b - a) / m
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A thread's buffers for scoring a block of rows: the distance sums from each row to each
+/// cluster, and a cursor per cluster.
+struct ClusterSums {
+    /// `sums[c * stride + r]`: distance sum from the block's row `r` to cluster `c`.
+    sums: Vec<f64>,
+    /// Rows per block.
+    stride: usize,
+    /// `cut[c]`: members of cluster `c` before the row being summed.
+    cut: Vec<usize>,
+}
+
+impl ClusterSums {
+    fn new(k: usize, block_rows: usize) -> ClusterSums {
+        ClusterSums {
+            sums: vec![0.0f64; k * block_rows],
+            stride: block_rows,
+            cut: vec![0usize; k],
+        }
+    }
+
+    /// The distance sum from the block's row `r` to cluster `c`.
+    #[inline]
+    fn get(&self, c: usize, r: usize) -> f64 {
+        self.sums[c * self.stride + r]
     }
 }
 

@@ -26,63 +26,23 @@ pub enum Problem {
 ///
 /// The bytes that matter (quotes, separators, line breaks) are found with `memchr`, which
 /// scans many bytes per instruction: most of an abstracts table is quoted text, so the check
-/// runs at memory speed instead of one branch per byte.
+/// runs at memory speed instead of one branch per byte. Field by field: a quoted field is
+/// skipped to its closing quote; unquoted content runs to the next separator (the next field)
+/// or line break (the record ends, and its field count is checked against the header's).
 pub fn lint(text: &str, sep: u8) -> Result<(), LintError> {
     let bytes = text.as_bytes();
-    let mut line = 1usize;
-    let mut record = 0usize; // 0 = header
-    let mut fields = 1usize;
-    let mut header_fields = None;
-    let mut record_line = 1usize;
+    let mut at = Place::default();
     let mut i = 0usize;
-    let mut at_field_start = true;
-    let end_record = |record: usize,
-                      fields: usize,
-                      header: &mut Option<usize>,
-                      record_line: usize| {
-        match *header {
-            None => {
-                *header = Some(fields);
-                Ok(())
-            }
-            Some(h) if h != fields => Err(LintError {
-                row: record,
-                line: record_line,
-                problem: Problem::FieldCount { fields, header: h },
-            }),
-            Some(_) => Ok(()),
-        }
-    };
-    let lines_in = |span: &[u8]| memchr::memchr_iter(b'\n', span).count();
     while i < bytes.len() {
-        if at_field_start && bytes[i] == b'"' {
+        if at.field_start && bytes[i] == b'"' {
             // A quoted field: up to the next quote that is not doubled.
-            let start_line = line;
-            i += 1;
-            loop {
-                let Some(off) = memchr::memchr(b'"', &bytes[i..]) else {
-                    return Err(LintError {
-                        row: record,
-                        line: start_line,
-                        problem: Problem::UnclosedQuote {
-                            column: fields,
-                            line: start_line,
-                        },
-                    });
-                };
-                line += lines_in(&bytes[i..i + off]);
-                i += off;
-                if bytes.get(i + 1) == Some(&b'"') {
-                    i += 2;
-                } else {
-                    i += 1;
-                    break;
-                }
-            }
-            at_field_start = false;
+            let (end, lines) = closing_quote(bytes, i + 1).ok_or_else(|| at.unclosed_quote())?;
+            at.line += lines;
+            i = end;
+            at.field_start = false;
             continue;
         }
-        if at_field_start && bytes[i] == b'\r' {
+        if at.field_start && bytes[i] == b'\r' {
             // A carriage return does not start the field's content: a quote may follow.
             i += 1;
             continue;
@@ -90,30 +50,130 @@ pub fn lint(text: &str, sep: u8) -> Result<(), LintError> {
         // Unquoted content, up to the next separator or line break.
         let off = memchr::memchr2(sep, b'\n', &bytes[i..]).unwrap_or(bytes.len() - i);
         if off > 0 {
-            at_field_start = false;
+            at.field_start = false;
         }
         i += off;
-        let Some(&b) = bytes.get(i) else { break };
-        if b == sep {
-            fields += 1;
-            at_field_start = true;
-        } else {
-            let blank = fields == 1 && at_field_start;
-            if !blank {
-                end_record(record, fields, &mut header_fields, record_line)?;
-                record += 1;
-            }
-            fields = 1;
-            at_field_start = true;
-            line += 1;
-            record_line = line;
+        match bytes.get(i) {
+            None => break,
+            Some(&b) if b == sep => at.next_field(),
+            Some(_) => at.next_line()?,
         }
         i += 1;
     }
-    if !(fields == 1 && at_field_start) {
-        end_record(record, fields, &mut header_fields, record_line)?;
+    at.finish()
+}
+
+/// Just past the quote that closes a quoted field whose content starts at `from`, and the line
+/// breaks inside the field; `None` when no quote closes it.
+#[inline]
+fn closing_quote(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
+    let mut i = from;
+    let mut lines = 0;
+    loop {
+        let off = memchr::memchr(b'"', &bytes[i..])?;
+        lines += memchr::memchr_iter(b'\n', &bytes[i..i + off]).count();
+        i += off;
+        if bytes.get(i + 1) == Some(&b'"') {
+            i += 2;
+        } else {
+            return Some((i + 1, lines));
+        }
     }
-    Ok(())
+}
+
+/// Where the scan is: the line, the record and its field, and the header's width once known.
+struct Place {
+    line: usize,
+    /// Data record (0 = the header).
+    record: usize,
+    /// Fields of the record so far (the current one included).
+    fields: usize,
+    header_fields: Option<usize>,
+    /// The line the record started on.
+    record_line: usize,
+    /// Nothing of the current field read yet.
+    field_start: bool,
+}
+
+impl Default for Place {
+    fn default() -> Self {
+        Place {
+            line: 1,
+            record: 0,
+            fields: 1,
+            header_fields: None,
+            record_line: 1,
+            field_start: true,
+        }
+    }
+}
+
+impl Place {
+    /// A separator: the next field starts.
+    #[inline]
+    fn next_field(&mut self) {
+        self.fields += 1;
+        self.field_start = true;
+    }
+
+    /// A line break outside quotes: the record ends (unless the line is blank) and the next
+    /// starts on the next line.
+    #[inline]
+    fn next_line(&mut self) -> Result<(), LintError> {
+        if !self.blank() {
+            self.end_record()?;
+            self.record += 1;
+        }
+        self.fields = 1;
+        self.field_start = true;
+        self.line += 1;
+        self.record_line = self.line;
+        Ok(())
+    }
+
+    /// The end of the text: the last record ends unless nothing of it was read.
+    fn finish(mut self) -> Result<(), LintError> {
+        if !self.blank() {
+            self.end_record()?;
+        }
+        Ok(())
+    }
+
+    /// Nothing read on the current line yet.
+    fn blank(&self) -> bool {
+        self.fields == 1 && self.field_start
+    }
+
+    /// Checks the ending record's width: the header's sets it for the rest.
+    fn end_record(&mut self) -> Result<(), LintError> {
+        match self.header_fields {
+            None => {
+                self.header_fields = Some(self.fields);
+                Ok(())
+            }
+            Some(h) if h != self.fields => Err(LintError {
+                row: self.record,
+                line: self.record_line,
+                problem: Problem::FieldCount {
+                    fields: self.fields,
+                    header: h,
+                },
+            }),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The error for a quoted field, opened at the current place, that is never closed.
+    fn unclosed_quote(&self) -> LintError {
+        LintError {
+            row: self.record,
+            line: self.line,
+            problem: Problem::UnclosedQuote {
+                column: self.fields,
+                line: self.line,
+            },
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! Ingest: read every `[[input]]` into one [`Corpus`] of [`Document`]s.
 //!
 //! Paper lists (the seeds' plain-text format) are parsed by hand in [`paper_list`]; tables (CSV,
-//! TSV, Parquet, JSON, NDJSON) go through polars in [`table`]. Every file is checked before it is
-//! parsed (exists, is a file, not empty, UTF-8 text) so that a bad input fails with the file's name
-//! and, where it applies, the row and column, before anything is written. The raw bytes' size and
-//! sha256 are kept for `run.json`.
+//! TSV, Parquet, JSON, NDJSON) go through polars in [`table`], and an Arrow stream on stdin in
+//! `arrow`. Every file is checked before it is parsed (`files`: exists, is a file, not empty,
+//! UTF-8 text; [`csv_lint`] for CSV structure) so that a bad input fails with the file's name
+//! and, where it applies, the row and column, before anything is written. The raw bytes' size
+//! and sha256 are kept for `run.json`. [`stream`] reads the same inputs a chunk at a time.
 
+mod arrow;
 pub mod csv_lint;
+mod files;
 mod ids;
 mod input;
 pub mod paper_list;
@@ -14,10 +17,12 @@ pub mod stream;
 pub mod table;
 pub mod time;
 
+pub use arrow::ingest_arrow;
+pub(crate) use files::sha256_hex;
+pub use files::{check_text, map_checked, read_checked, FileBytes};
 pub use ids::Ids;
 pub use input::{FilterSpec, InputFormat, InputSpec, OnBadDocument};
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 pub use time::{PeriodUnit, TimeError, TimeValue};
@@ -371,102 +376,6 @@ pub fn lint(path: &Path, format: InputFormat, text: &str) -> Result<(), IngestEr
     })
 }
 
-/// Reads one Arrow IPC stream (an engine's partition piped into `topicmap assign --in arrow`)
-/// as a table called `name`, with `input`'s columns. With `source_column`, each row's input
-/// file is that column's value instead (a partition may hold rows of several files), and rows
-/// are numbered within their file in stream order. Bad rows are handled as in a file.
-pub fn ingest_arrow(
-    raw: &[u8],
-    name: &str,
-    input: &InputSpec,
-    source_column: Option<&str>,
-    on_bad: OnBadDocument,
-) -> Result<Corpus, IngestError> {
-    use polars::prelude::{IdxCa, NamedFrom};
-    let path = PathBuf::from(name);
-    let df = table::load_frame(&path, InputFormat::Arrow, raw)?;
-    let groups: Vec<(String, Vec<polars::prelude::IdxSize>)> = match source_column {
-        None => vec![(name.to_string(), (0..df.height() as _).collect())],
-        Some(col) => {
-            let values = df
-                .column(col)
-                .and_then(|c| c.cast(&polars::prelude::DataType::String))
-                .map_err(|_| IngestError::MissingColumn {
-                    path: path.clone(),
-                    column: col.to_string(),
-                    available: df
-                        .get_column_names()
-                        .iter()
-                        .map(|c| c.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                })?;
-            let values = values.str().expect("cast to string");
-            let mut groups: Vec<(String, Vec<polars::prelude::IdxSize>)> = Vec::new();
-            let mut at: std::collections::HashMap<String, usize> = Default::default();
-            for i in 0..values.len() {
-                let v = values.get(i).unwrap_or(name).to_string();
-                let g = *at.entry(v.clone()).or_insert_with(|| {
-                    groups.push((v, Vec::new()));
-                    groups.len() - 1
-                });
-                groups[g].1.push(i as _);
-            }
-            groups
-        }
-    };
-    let mut corpus = Corpus::default();
-    let mut ids = Ids::default();
-    for (source_name, rows) in groups {
-        let shown = PathBuf::from(&source_name);
-        let part = if source_column.is_none() {
-            df.clone()
-        } else {
-            df.take(&IdxCa::new("rows".into(), rows))
-                .map_err(|e| IngestError::Table {
-                    path: path.clone(),
-                    source: table::PolarsMessage(e),
-                })?
-        };
-        let before = corpus.documents.len();
-        let source = corpus.sources.len();
-        let docs = table::read(
-            &shown,
-            &shown,
-            part,
-            input,
-            source,
-            0,
-            on_bad,
-            &mut corpus.skipped,
-            None,
-        )?;
-        corpus.documents.extend(docs);
-        let docs = &mut corpus.documents[before..];
-        ids.dedupe(docs, &mut corpus.renamed, source, (&shown, &shown), on_bad)?;
-        corpus.sources.push(SourceFile {
-            path: shown.clone(),
-            location: shown,
-            format: InputFormat::Arrow,
-            bytes: if source_column.is_none() {
-                raw.len() as u64
-            } else {
-                0
-            },
-            sha256: if source_column.is_none() {
-                sha256_hex(raw)
-            } else {
-                String::new()
-            },
-            list_title: None,
-            documents: corpus.documents.len() - before,
-        });
-    }
-    corpus.has_time = input.time.is_some();
-    corpus.has_label = input.label.is_some();
-    Ok(corpus)
-}
-
 /// The files an input names, sorted, each with the path outputs show for it: the path as the
 /// pipeline writes it, or for a glob's match, the written glob's folder joined with the match's
 /// remainder (`data/*.txt` matches `data/a.txt`, wherever the pipeline file is). Errors when a
@@ -509,113 +418,6 @@ pub fn expand(input: &InputSpec) -> Result<Vec<(PathBuf, PathBuf)>, IngestError>
             (p, shown)
         })
         .collect())
-}
-
-/// Reads a whole file, refusing directories and empty files.
-pub fn read_checked(path: &Path) -> Result<Vec<u8>, IngestError> {
-    let meta = std::fs::metadata(path).map_err(|_| IngestError::NotFound(path.to_path_buf()))?;
-    if meta.is_dir() {
-        return Err(IngestError::IsDirectory(path.to_path_buf()));
-    }
-    let raw = std::fs::read(path).map_err(|source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    if raw.is_empty() {
-        return Err(IngestError::Empty(path.to_path_buf()));
-    }
-    Ok(raw)
-}
-
-/// A table file's bytes: mapped from the page cache, or read when the file cannot be mapped.
-pub enum FileBytes {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
-
-impl std::ops::Deref for FileBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            FileBytes::Mapped(m) => m,
-            FileBytes::Read(v) => v,
-        }
-    }
-}
-
-/// As [`read_checked`], but maps the file instead of copying it: the checksum, the checks and
-/// polars read the page cache directly (no copy, no private pages in memory). Falls back to
-/// reading when the file cannot be mapped (a pipe, a special file).
-pub fn map_checked(path: &Path) -> Result<FileBytes, IngestError> {
-    let meta = std::fs::metadata(path).map_err(|_| IngestError::NotFound(path.to_path_buf()))?;
-    if meta.is_dir() {
-        return Err(IngestError::IsDirectory(path.to_path_buf()));
-    }
-    if meta.is_file() && meta.len() > 0 {
-        let file = std::fs::File::open(path).map_err(|source| IngestError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        // SAFETY: the map is read-only and lives only while this input is parsed. Like every
-        // mapping it assumes no other process truncates the file meanwhile (that would end the
-        // run with SIGBUS rather than wrong results); topicmap never writes its inputs.
-        if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
-            // The whole file is read soon (checked, hashed, parsed): ask the kernel to read it
-            // ahead now, in large requests, instead of one page fault at a time when the file
-            // is not in the page cache.
-            let _ = map.advise(memmap2::Advice::WillNeed);
-            return Ok(FileBytes::Mapped(map));
-        }
-    }
-    read_checked(path).map(FileBytes::Read)
-}
-
-/// Checks that bytes are UTF-8 text (a UTF-8 BOM is allowed) and returns the text without the BOM.
-pub fn check_text<'a>(path: &Path, raw: &'a [u8]) -> Result<&'a str, IngestError> {
-    if raw.starts_with(&[0xFF, 0xFE]) {
-        return Err(IngestError::Utf16(path.to_path_buf(), "little-endian BOM"));
-    }
-    if raw.starts_with(&[0xFE, 0xFF]) {
-        return Err(IngestError::Utf16(path.to_path_buf(), "big-endian BOM"));
-    }
-    let line_col = |offset: usize| {
-        let before = &raw[..offset];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1);
-        let column = String::from_utf8_lossy(&raw[start..offset]).chars().count() + 1;
-        (line, column)
-    };
-    let text = std::str::from_utf8(raw).map_err(|e| {
-        let offset = e.valid_up_to();
-        let (line, column) = line_col(offset);
-        IngestError::NotUtf8 {
-            path: path.to_path_buf(),
-            offset,
-            line,
-            column,
-        }
-    })?;
-    if let Some(offset) = memchr_nul(raw) {
-        let (line, _) = line_col(offset);
-        return Err(IngestError::Binary {
-            path: path.to_path_buf(),
-            offset,
-            line,
-        });
-    }
-    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
-}
-
-fn memchr_nul(raw: &[u8]) -> Option<usize> {
-    memchr::memchr(0, raw)
-}
-
-pub(crate) fn sha256_hex(raw: &[u8]) -> String {
-    let digest = Sha256::digest(raw);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The file stem, used in ids and as the default batch name.

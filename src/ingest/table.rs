@@ -16,6 +16,10 @@ use std::path::Path;
 /// is row `rows_before + 1` of its file (a chunk of a streamed file starts further down).
 /// `select`, when given, is asked for each usable row (by its row number) whether to build its
 /// document: a sample builds few (every usable row still counts towards `limit`).
+///
+/// The input's columns are found first; then each row that passes the filter is checked (a
+/// bad one is skipped or fails the read, by `on_bad`), until `limit` usable rows; the selected
+/// ones become documents, and their texts are joined last.
 #[allow(clippy::too_many_arguments)]
 pub fn read(
     path: &Path,
@@ -28,109 +32,34 @@ pub fn read(
     skipped: &mut Vec<Skipped>,
     mut select: Option<&mut dyn FnMut(usize) -> bool>,
 ) -> Result<Vec<Document>, IngestError> {
-    let names: Vec<String> = df
-        .get_column_names()
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let has = |c: &str| names.iter().any(|n| n == c);
-    let text_cols = text_columns(path, input, &names)?;
-    let column = |name: &str| -> Result<Cells, IngestError> {
-        let col = df.column(name).map_err(|_| IngestError::MissingColumn {
-            path: path.to_path_buf(),
-            column: name.to_string(),
-            available: names.join(", "),
-        })?;
-        let not_text = |e| IngestError::ColumnType {
-            path: path.to_path_buf(),
-            column: name.to_string(),
-            source: PolarsMessage(e),
-        };
-        let col = col.cast(&DataType::String).map_err(not_text)?;
-        Ok(Cells::new(col.str().map_err(not_text)?))
-    };
-    let texts = text_cols
-        .iter()
-        .map(|c| column(c))
-        .collect::<Result<Vec<_>, _>>()?;
-    let ids = input.id.as_deref().map(column).transpose()?;
-    let title_col = match &input.title {
-        Some(t) => Some(column(t)?),
-        None if has("title") => Some(column("title")?),
-        None => None,
-    };
-    let times = input.time.as_deref().map(column).transpose()?;
-    let labels = input.label.as_deref().map(column).transpose()?;
-    let filter = match &input.filter {
-        Some(f) => Some((column(&f.column)?, &f.values)),
-        None => None,
-    };
-
+    let columns = Columns::find(path, &df, input)?;
     let stem = file_stem(path);
     let batch = input.batch.clone().unwrap_or_else(|| stem.clone());
+    let mut bad = BadRows {
+        path,
+        shown,
+        on_bad,
+        skipped,
+    };
     let mut docs = Vec::with_capacity(df.height());
     // Table row of each kept document.
     let mut kept = Vec::with_capacity(df.height());
     // Usable rows so far (built or not), for `limit`.
     let mut taken = 0usize;
-    fn cell(c: &Cells, i: usize) -> Option<&str> {
-        c.get(i).map(str::trim).filter(|s| !s.is_empty())
-    }
     for i in 0..df.height() {
         let row = rows_before + i + 1;
-        if let Some((col, values)) = &filter {
-            match cell(col, i) {
-                Some(v) if values.iter().any(|x| x == v) => {}
-                _ => continue,
-            }
+        if !columns.passes_filter(i) {
+            continue;
         }
         if input.limit.is_some_and(|l| taken >= l) {
             break;
         }
-        let mut bad = |reason: DocProblem| -> Result<(), IngestError> {
-            match on_bad {
-                OnBadDocument::Fail => Err(IngestError::BadDocument {
-                    path: path.to_path_buf(),
-                    row,
-                    reason,
-                }),
-                OnBadDocument::Skip => {
-                    skipped.push(Skipped {
-                        file: shown.to_path_buf(),
-                        row,
-                        reason: reason.to_string(),
-                    });
-                    Ok(())
-                }
+        let time = match columns.check(path, i, row)? {
+            Ok(time) => time,
+            Err(problem) => {
+                bad.report(row, problem)?;
+                continue;
             }
-        };
-        if texts.iter().all(|c| cell(c, i).is_none()) {
-            bad(DocProblem::EmptyText {
-                columns: text_cols.clone(),
-            })?;
-            continue;
-        }
-        let time = match (&times, input.time.as_deref()) {
-            (Some(col), Some(name)) => match cell(col, i) {
-                None => {
-                    bad(DocProblem::EmptyTime {
-                        column: name.to_string(),
-                    })?;
-                    continue;
-                }
-                Some(raw) => match TimeValue::parse(raw) {
-                    Ok(t) => Some((raw.to_string(), t)),
-                    Err(problem) => {
-                        return Err(IngestError::BadCell {
-                            path: path.to_path_buf(),
-                            row,
-                            column: name.to_string(),
-                            problem,
-                        })
-                    }
-                },
-            },
-            _ => None,
         };
         taken += 1;
         if let Some(select) = select.as_deref_mut() {
@@ -138,40 +67,203 @@ pub fn read(
                 continue;
             }
         }
-        let id = ids
-            .as_ref()
-            .and_then(|c| cell(c, i))
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("{stem}:{row}"));
-        docs.push(Document {
-            id,
-            source,
-            row,
-            title: title_col
-                .as_ref()
-                .and_then(|c| cell(c, i))
-                .map(str::to_string),
-            text: String::new(),
-            time,
-            label: labels.as_ref().and_then(|c| cell(c, i)).map(str::to_string),
-            batch: batch.clone(),
-        });
+        docs.push(columns.document(i, row, source, &stem, &batch, time));
         kept.push(i);
     }
-    // The texts, most of the memory, are built after all the small fields and each at its final
-    // size, so they lie together: once they are cut to snippets, their pages are freed whole.
-    for (d, &i) in docs.iter_mut().zip(&kept) {
-        let parts = || texts.iter().filter_map(|c| cell(c, i));
-        let mut text = String::with_capacity(parts().map(|p| p.len() + 1).sum::<usize>());
-        for part in parts() {
-            if !text.is_empty() {
-                text.push(' ');
-            }
-            text.push_str(part);
-        }
-        d.text = text;
-    }
+    columns.fill_texts(&mut docs, &kept);
     Ok(docs)
+}
+
+/// A non-empty cell, trimmed.
+#[inline]
+fn cell(c: &Cells, i: usize) -> Option<&str> {
+    c.get(i).map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// A row's parsed time (`None` without a time column), or why the row is not a document.
+type RowCheck = Result<Option<(String, TimeValue)>, DocProblem>;
+
+/// The input's columns in one table, as cells by row.
+struct Columns<'a> {
+    /// The columns joined into the text, by name and as cells.
+    text_names: Vec<String>,
+    texts: Vec<Cells>,
+    ids: Option<Cells>,
+    titles: Option<Cells>,
+    /// The time column, with its name.
+    times: Option<(Cells, &'a str)>,
+    labels: Option<Cells>,
+    /// The filter's column and the values it keeps.
+    filter: Option<(Cells, &'a [String])>,
+}
+
+impl<'a> Columns<'a> {
+    /// Finds the columns `input` names in `df` (the title column by default when there is
+    /// one), each read as text.
+    fn find(path: &Path, df: &DataFrame, input: &'a InputSpec) -> Result<Self, IngestError> {
+        let names: Vec<String> = df
+            .get_column_names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let text_names = text_columns(path, input, &names)?;
+        let column = |name: &str| text_cells(path, df, &names, name);
+        let texts = text_names
+            .iter()
+            .map(|c| column(c))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ids = input.id.as_deref().map(column).transpose()?;
+        let titles = match &input.title {
+            Some(t) => Some(column(t)?),
+            None if names.iter().any(|n| n == "title") => Some(column("title")?),
+            None => None,
+        };
+        let times = match input.time.as_deref() {
+            Some(name) => Some((column(name)?, name)),
+            None => None,
+        };
+        let labels = input.label.as_deref().map(column).transpose()?;
+        let filter = match &input.filter {
+            Some(f) => Some((column(&f.column)?, f.values.as_slice())),
+            None => None,
+        };
+        Ok(Columns {
+            text_names,
+            texts,
+            ids,
+            titles,
+            times,
+            labels,
+            filter,
+        })
+    }
+
+    /// Whether row `i` passes the input's filter (every row does without one).
+    #[inline]
+    fn passes_filter(&self, i: usize) -> bool {
+        match &self.filter {
+            Some((col, values)) => cell(col, i).is_some_and(|v| values.iter().any(|x| x == v)),
+            None => true,
+        }
+    }
+
+    /// Checks table row `i` (file row `row`): some text, and a time when there is a time
+    /// column. A time that cannot be parsed fails the read.
+    fn check(&self, path: &Path, i: usize, row: usize) -> Result<RowCheck, IngestError> {
+        if self.texts.iter().all(|c| cell(c, i).is_none()) {
+            return Ok(Err(DocProblem::EmptyText {
+                columns: self.text_names.clone(),
+            }));
+        }
+        let Some((col, name)) = &self.times else {
+            return Ok(Ok(None));
+        };
+        let Some(raw) = cell(col, i) else {
+            return Ok(Err(DocProblem::EmptyTime {
+                column: name.to_string(),
+            }));
+        };
+        match TimeValue::parse(raw) {
+            Ok(t) => Ok(Ok(Some((raw.to_string(), t)))),
+            Err(problem) => Err(IngestError::BadCell {
+                path: path.to_path_buf(),
+                row,
+                column: name.to_string(),
+                problem,
+            }),
+        }
+    }
+
+    /// The document of table row `i` (file row `row`), without its text: the id column's
+    /// value or `<stem>:<row>`.
+    fn document(
+        &self,
+        i: usize,
+        row: usize,
+        source: usize,
+        stem: &str,
+        batch: &str,
+        time: Option<(String, TimeValue)>,
+    ) -> Document {
+        let text_of = |c: &Option<Cells>| c.as_ref().and_then(|c| cell(c, i)).map(str::to_string);
+        Document {
+            id: text_of(&self.ids).unwrap_or_else(|| format!("{stem}:{row}")),
+            source,
+            row,
+            title: text_of(&self.titles),
+            text: String::new(),
+            time,
+            label: text_of(&self.labels),
+            batch: batch.to_string(),
+        }
+    }
+
+    /// Joins each document's text columns (table rows `kept`) with a space. The texts, most of
+    /// the memory, are built after all the small fields and each at its final size, so they
+    /// lie together: once they are cut to snippets, their pages are freed whole.
+    fn fill_texts(&self, docs: &mut [Document], kept: &[usize]) {
+        for (d, &i) in docs.iter_mut().zip(kept) {
+            let parts = || self.texts.iter().filter_map(|c| cell(c, i));
+            let mut text = String::with_capacity(parts().map(|p| p.len() + 1).sum::<usize>());
+            for part in parts() {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str(part);
+            }
+            d.text = text;
+        }
+    }
+}
+
+/// Column `name` of `df` (whose columns are `names`) as text cells.
+fn text_cells(
+    path: &Path,
+    df: &DataFrame,
+    names: &[String],
+    name: &str,
+) -> Result<Cells, IngestError> {
+    let col = df.column(name).map_err(|_| IngestError::MissingColumn {
+        path: path.to_path_buf(),
+        column: name.to_string(),
+        available: names.join(", "),
+    })?;
+    let not_text = |e| IngestError::ColumnType {
+        path: path.to_path_buf(),
+        column: name.to_string(),
+        source: PolarsMessage(e),
+    };
+    let col = col.cast(&DataType::String).map_err(not_text)?;
+    Ok(Cells::new(col.str().map_err(not_text)?))
+}
+
+/// Where bad rows go: skipped (recorded with the file's shown path) or the read fails.
+struct BadRows<'a> {
+    path: &'a Path,
+    shown: &'a Path,
+    on_bad: OnBadDocument,
+    skipped: &'a mut Vec<Skipped>,
+}
+
+impl BadRows<'_> {
+    /// Row `row` cannot be a document because of `reason`.
+    fn report(&mut self, row: usize, reason: DocProblem) -> Result<(), IngestError> {
+        match self.on_bad {
+            OnBadDocument::Fail => Err(IngestError::BadDocument {
+                path: self.path.to_path_buf(),
+                row,
+                reason,
+            }),
+            OnBadDocument::Skip => {
+                self.skipped.push(Skipped {
+                    file: self.shown.to_path_buf(),
+                    row,
+                    reason: reason.to_string(),
+                });
+                Ok(())
+            }
+        }
+    }
 }
 
 /// The columns joined into the text: the input's `text`, or the first of title + abstract,

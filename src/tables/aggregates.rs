@@ -52,6 +52,12 @@ pub enum AggregatesError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{path} is not a topicmap aggregates description")]
+    MetaJson {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
     #[error("{path} is not a topicmap aggregates description: {problem}")]
     BadMeta { path: PathBuf, problem: String },
     #[error("aggregates file {path}: column {column:?}: {problem}")]
@@ -74,52 +80,81 @@ pub enum AggregatesError {
     },
 }
 
-/// Writes `agg` into `dir` (which exists) with `meta`.
+/// Writes `agg` into `dir` (which exists) with `meta`: one Parquet table per kind of sum (see
+/// the module's table), then the description file.
 pub fn write(dir: &Path, agg: &Aggregates, meta: &Meta) -> Result<(), ExportError> {
-    let k = agg.k();
-    let id = |t: usize| agg.ids[t] as i64;
+    for (name, df) in [
+        ("counts", counts_frame(agg)),
+        ("terms", terms_frame(agg)),
+        ("representatives", representatives_frame(agg)),
+        ("labels", labels_frame(agg)),
+        ("sources", sources_frame(agg)),
+        ("skipped", skipped_frame(agg)),
+    ] {
+        super::parquet_file(dir, name, &df)?;
+    }
+    super::write_json(&dir.join(META), meta)
+}
+
+/// The model's id of topic `t` (by index), as the tables store it.
+fn topic_id(agg: &Aggregates, t: usize) -> i64 {
+    agg.ids[t] as i64
+}
+
+/// `counts`: documents and outliers per period and topic (topics with documents only).
+fn counts_frame(agg: &Aggregates) -> DataFrame {
     let (mut period, mut topic, mut docs, mut outliers) = (vec![], vec![], vec![], vec![]);
     for (p, c) in &agg.counts {
         for (t, x) in c.iter().enumerate().filter(|(_, x)| x[0] > 0) {
             period.push(p.as_str());
-            topic.push(id(t));
+            topic.push(topic_id(agg, t));
             docs.push(x[0] as i64);
             outliers.push(x[1] as i64);
         }
     }
-    let counts = frame(vec![
+    frame(vec![
         Column::new("period".into(), period),
         Column::new("topic_id".into(), topic),
         Column::new("documents".into(), docs),
         Column::new("outliers".into(), outliers),
-    ]);
+    ])
+}
+
+/// `terms`: weight units and documents per topic and feature (features found in the topic only).
+fn terms_frame(agg: &Aggregates) -> DataFrame {
     let (mut topic, mut feature, mut units, mut docs) = (vec![], vec![], vec![], vec![]);
-    for t in 0..k {
+    for t in 0..agg.k() {
         for f in 0..agg.n_features {
             if agg.docs[t][f] > 0 {
-                topic.push(id(t));
+                topic.push(topic_id(agg, t));
                 feature.push(f as i64);
                 units.push(agg.units[t][f] as i64);
                 docs.push(agg.docs[t][f] as i64);
             }
         }
     }
-    let terms = frame(vec![
+    frame(vec![
         Column::new("topic_id".into(), topic),
         Column::new("feature".into(), feature),
         Column::new("units".into(), units),
         Column::new("documents".into(), docs),
-    ]);
+    ])
+}
+
+/// `representatives`: the documents kept per topic, topic by topic.
+fn representatives_frame(agg: &Aggregates) -> DataFrame {
     let reps: Vec<(usize, &Representative)> = agg
         .representatives
         .iter()
         .enumerate()
         .flat_map(|(t, r)| r.iter().map(move |r| (t, r)))
         .collect();
-    let representatives = frame(vec![
+    frame(vec![
         Column::new(
             "topic_id".into(),
-            reps.iter().map(|(t, _)| id(*t)).collect::<Vec<_>>(),
+            reps.iter()
+                .map(|(t, _)| topic_id(agg, *t))
+                .collect::<Vec<_>>(),
         ),
         super::frames::text("doc_id", reps.iter().map(|(_, r)| r.doc_id.as_str())),
         super::frames::text("title", reps.iter().map(|(_, r)| r.title.as_str())),
@@ -128,46 +163,47 @@ pub fn write(dir: &Path, agg: &Aggregates, meta: &Meta) -> Result<(), ExportErro
             "distance".into(),
             reps.iter().map(|(_, r)| r.distance).collect::<Vec<f32>>(),
         ),
-    ]);
+    ])
+}
+
+/// `labels`: documents per ground-truth label and topic (non-zero cells only).
+fn labels_frame(agg: &Aggregates) -> DataFrame {
     let (mut label, mut topic, mut docs) = (vec![], vec![], vec![]);
     for (l, c) in &agg.labels {
         for (t, &n) in c.iter().enumerate().filter(|(_, n)| **n > 0) {
             label.push(l.as_str());
-            topic.push(id(t));
+            topic.push(topic_id(agg, t));
             docs.push(n as i64);
         }
     }
-    let labels = frame(vec![
+    frame(vec![
         Column::new("label".into(), label),
         Column::new("topic_id".into(), topic),
         Column::new("documents".into(), docs),
-    ]);
-    let sources = frame(vec![
+    ])
+}
+
+/// `sources`: documents per input file.
+fn sources_frame(agg: &Aggregates) -> DataFrame {
+    frame(vec![
         super::frames::text("source", agg.sources.keys()),
         Column::new(
             "documents".into(),
             agg.sources.values().map(|&n| n as i64).collect::<Vec<_>>(),
         ),
-    ]);
-    let skipped = frame(vec![
+    ])
+}
+
+/// `skipped`: the rows left out, with their file and reason.
+fn skipped_frame(agg: &Aggregates) -> DataFrame {
+    frame(vec![
         super::frames::text("file", agg.skipped.iter().map(|s| s.0.as_str())),
         Column::new(
             "row".into(),
             agg.skipped.iter().map(|s| s.1 as i64).collect::<Vec<_>>(),
         ),
         super::frames::text("reason", agg.skipped.iter().map(|s| s.2.as_str())),
-    ]);
-    for (name, df) in [
-        ("counts", counts),
-        ("terms", terms),
-        ("representatives", representatives),
-        ("labels", labels),
-        ("sources", sources),
-        ("skipped", skipped),
-    ] {
-        super::parquet_file(dir, name, &df)?;
-    }
-    super::write_json(&dir.join(META), meta)
+    ])
 }
 
 fn frame(columns: Vec<Column>) -> DataFrame {
@@ -175,22 +211,42 @@ fn frame(columns: Vec<Column>) -> DataFrame {
     DataFrame::new(height, columns).expect("columns of one length")
 }
 
+/// A model's topic index by topic id.
+type TopicIndex = std::collections::HashMap<usize, usize>;
+
 /// Reads the aggregates in `dir` for a model with topics `ids` (by index) and `n_features`
-/// features whose `model.json` has sha256 `model_sha256`.
+/// features whose `model.json` has sha256 `model_sha256`: the description is checked first
+/// (format, version, model), then each table's rows are added to the sums.
 pub fn read(
     dir: &Path,
     ids: &[usize],
     n_features: usize,
     model_sha256: &str,
 ) -> Result<Aggregates, AggregatesError> {
+    let meta = read_meta(dir, model_sha256)?;
+    let mut agg = Aggregates::new(ids.to_vec(), n_features, meta.representatives);
+    let index: TopicIndex = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    add_counts(&Table::open(dir, "counts")?, &index, &mut agg)?;
+    add_terms(&Table::open(dir, "terms")?, &index, &mut agg)?;
+    add_representatives(&Table::open(dir, "representatives")?, &index, &mut agg)?;
+    add_labels(&Table::open(dir, "labels")?, &index, &mut agg)?;
+    add_sources(&Table::open(dir, "sources")?, &mut agg)?;
+    add_skipped(&Table::open(dir, "skipped")?, &mut agg)?;
+    agg.skipped.sort();
+    Ok(agg)
+}
+
+/// Reads `aggregates.json` and checks that it describes aggregates of this format and version,
+/// made with the model whose `model.json` has sha256 `model_sha256`.
+fn read_meta(dir: &Path, model_sha256: &str) -> Result<Meta, AggregatesError> {
     let meta_path = dir.join(META);
     let text = std::fs::read_to_string(&meta_path).map_err(|source| AggregatesError::Meta {
         path: meta_path.clone(),
         source,
     })?;
-    let meta: Meta = serde_json::from_str(&text).map_err(|e| AggregatesError::BadMeta {
+    let meta: Meta = serde_json::from_str(&text).map_err(|source| AggregatesError::MetaJson {
         path: meta_path.clone(),
-        problem: e.to_string(),
+        source,
     })?;
     if meta.format != FORMAT || meta.version != VERSION {
         return Err(AggregatesError::BadMeta {
@@ -208,16 +264,16 @@ pub fn read(
             expected: model_sha256.to_string(),
         });
     }
-    let mut agg = Aggregates::new(ids.to_vec(), n_features, meta.representatives);
-    let index: std::collections::HashMap<usize, usize> =
-        ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    Ok(meta)
+}
 
-    let t = Table::open(dir, "counts")?;
+/// Adds the `counts` table's documents and outliers per period and topic.
+fn add_counts(t: &Table, index: &TopicIndex, agg: &mut Aggregates) -> Result<(), AggregatesError> {
     let (period, topic) = (t.text("period")?, t.int("topic_id")?);
     let (docs, outliers) = (t.int("documents")?, t.int("outliers")?);
+    let k = agg.k();
     for r in 0..t.height {
-        let c = t.topic(&index, topic[r], r)?;
-        let k = ids.len();
+        let c = t.topic(index, topic[r], r)?;
         let row = agg
             .counts
             .entry(period[r].clone())
@@ -225,11 +281,17 @@ pub fn read(
         row[c][0] += t.count(docs[r], r)?;
         row[c][1] += t.count(outliers[r], r)?;
     }
-    let t = Table::open(dir, "terms")?;
+    Ok(())
+}
+
+/// Adds the `terms` table's units and documents per topic and feature (a feature the model does
+/// not have is an error).
+fn add_terms(t: &Table, index: &TopicIndex, agg: &mut Aggregates) -> Result<(), AggregatesError> {
     let (topic, feature) = (t.int("topic_id")?, t.int("feature")?);
     let (units, docs) = (t.int("units")?, t.int("documents")?);
+    let n_features = agg.n_features;
     for r in 0..t.height {
-        let c = t.topic(&index, topic[r], r)?;
+        let c = t.topic(index, topic[r], r)?;
         let f = t.count(feature[r], r)? as usize;
         if f >= n_features {
             return Err(t.row_error(r, format!("feature {f}: the model has {n_features}")));
@@ -237,12 +299,20 @@ pub fn read(
         agg.units[c][f] += t.count(units[r], r)?;
         agg.docs[c][f] += t.count(docs[r], r)?;
     }
-    let t = Table::open(dir, "representatives")?;
+    Ok(())
+}
+
+/// Offers each row of the `representatives` table to its topic (the closest are kept).
+fn add_representatives(
+    t: &Table,
+    index: &TopicIndex,
+    agg: &mut Aggregates,
+) -> Result<(), AggregatesError> {
     let topic = t.int("topic_id")?;
     let (doc_id, title, snippet) = (t.text("doc_id")?, t.text("title")?, t.text("snippet")?);
     let distance = t.float("distance")?;
     for r in 0..t.height {
-        let c = t.topic(&index, topic[r], r)?;
+        let c = t.topic(index, topic[r], r)?;
         agg.offer(
             c,
             Representative {
@@ -253,28 +323,39 @@ pub fn read(
             },
         );
     }
-    let t = Table::open(dir, "labels")?;
+    Ok(())
+}
+
+/// Adds the `labels` table's documents per label and topic.
+fn add_labels(t: &Table, index: &TopicIndex, agg: &mut Aggregates) -> Result<(), AggregatesError> {
     let (label, topic, docs) = (t.text("label")?, t.int("topic_id")?, t.int("documents")?);
+    let k = agg.k();
     for r in 0..t.height {
-        let c = t.topic(&index, topic[r], r)?;
-        let k = ids.len();
+        let c = t.topic(index, topic[r], r)?;
         agg.labels
             .entry(label[r].clone())
             .or_insert_with(|| vec![0; k])[c] += t.count(docs[r], r)?;
     }
-    let t = Table::open(dir, "sources")?;
+    Ok(())
+}
+
+/// Adds the `sources` table's documents per input file.
+fn add_sources(t: &Table, agg: &mut Aggregates) -> Result<(), AggregatesError> {
     let (source, docs) = (t.text("source")?, t.int("documents")?);
     for r in 0..t.height {
         *agg.sources.entry(source[r].clone()).or_insert(0) += t.count(docs[r], r)?;
     }
-    let t = Table::open(dir, "skipped")?;
+    Ok(())
+}
+
+/// Appends the `skipped` table's rows (sorted by the caller once all are in).
+fn add_skipped(t: &Table, agg: &mut Aggregates) -> Result<(), AggregatesError> {
     let (file, row, reason) = (t.text("file")?, t.int("row")?, t.text("reason")?);
     for r in 0..t.height {
         let n = t.count(row[r], r)?;
         agg.skipped.push((file[r].clone(), n, reason[r].clone()));
     }
-    agg.skipped.sort();
-    Ok(agg)
+    Ok(())
 }
 
 /// One aggregates table, read.
@@ -360,15 +441,31 @@ impl Table {
         u64::try_from(v).map_err(|_| self.row_error(r, format!("negative count {v}")))
     }
 
-    fn topic(
-        &self,
-        index: &std::collections::HashMap<usize, usize>,
-        id: i64,
-        r: usize,
-    ) -> Result<usize, AggregatesError> {
+    fn topic(&self, index: &TopicIndex, id: i64, r: usize) -> Result<usize, AggregatesError> {
         usize::try_from(id)
             .ok()
             .and_then(|id| index.get(&id).copied())
             .ok_or_else(|| self.row_error(r, format!("topic {id} is not a topic of the model")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_description_keeps_the_json_error_as_its_source() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(META), "{\"format\": ").unwrap();
+        let e = read(dir.path(), &[0, 1], 3, "abc").unwrap_err();
+        assert!(matches!(e, AggregatesError::MetaJson { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .ends_with("is not a topicmap aggregates description"),
+            "{e}"
+        );
+        let source = std::error::Error::source(&e).expect("a source");
+        assert!(source.is::<serde_json::Error>());
+        assert!(source.to_string().contains("line 1"), "{source}");
     }
 }

@@ -183,153 +183,29 @@ impl TokenizedCorpus {
     }
 
     /// As [`Self::build`], on plain texts.
+    ///
+    /// Three phases: each chunk of [`CHUNK`] documents interns its words locally (in parallel);
+    /// the chunk vocabularies are merged in chunk order into global word ids, which replace the
+    /// local ones; then the chain runs once per distinct word (in parallel) and the terms are
+    /// interned in word order, each shown by its most frequent surface.
     pub fn build_texts(texts: &[&str], analyzer: &Analyzer) -> TokenizedCorpus {
-        let seg = analyzer.segmenter;
         // Phase 1, parallel: intern each chunk's words locally.
-        struct Chunk<'a> {
-            vocab: Vec<&'a str>,
-            keys: Vec<u128>,
-            lens: Vec<u32>,
-            /// Occurrences of each local word.
-            counts: Vec<u32>,
-            ids: Vec<u32>,
-        }
-        let chunks: Vec<Chunk> = texts
+        let chunks: Vec<ChunkWords> = texts
             .par_chunks(CHUNK)
-            .map(|docs| {
-                let mut words = Interner::default();
-                // English text averages a word per 6-7 bytes; reserving that avoids the doubling
-                // that would leave up to half of the largest array unused.
-                let bytes: usize = docs.iter().map(|t| t.len()).sum();
-                let mut lens = Vec::with_capacity(docs.len());
-                let mut ids = Vec::with_capacity(bytes / 6 + 16);
-                for text in docs {
-                    let before = ids.len();
-                    ids.extend(seg.words(text).map(|w| words.intern(w)));
-                    lens.push((ids.len() - before) as u32);
-                }
-                let (vocab, keys) = words.into_parts();
-                let mut counts = vec![0u32; vocab.len()];
-                for &id in &ids {
-                    counts[id as usize] += 1;
-                }
-                Chunk {
-                    counts,
-                    vocab,
-                    keys,
-                    lens,
-                    ids,
-                }
-            })
+            .map(|docs| ChunkWords::intern(docs, analyzer.segmenter))
             .collect();
         // Phase 2, in chunk order: global word ids.
-        let mut global = Interner::default();
-        let maps: Vec<Vec<u32>> = chunks
-            .iter()
-            .map(|c| {
-                c.vocab
-                    .iter()
-                    .zip(&c.keys)
-                    .map(|(w, &k)| global.intern_packed(k, w))
-                    .collect()
-            })
-            .collect();
-        let raw_words = global.into_words();
-        let mut spans = Vec::with_capacity(texts.len());
-        for (b, c) in chunks.iter().enumerate() {
-            let mut start = 0u32;
-            for &len in &c.lens {
-                spans.push(Span {
-                    block: b as u32,
-                    start,
-                    len,
-                });
-                start += len;
-            }
-        }
-        // Occurrences of each word.
-        let mut counts = vec![0u64; raw_words.len()];
-        for (c, map) in chunks.iter().zip(&maps) {
-            for (&global, &n) in map.iter().zip(&c.counts) {
-                counts[global as usize] += u64::from(n);
-            }
-        }
-        // Local ids become global ones in place; each chunk's array becomes a block.
-        let blocks: Vec<Vec<u32>> = chunks
-            .into_par_iter()
-            .zip(maps.par_iter())
-            .map(|(c, map)| {
-                let mut ids = c.ids;
-                ids.iter_mut().for_each(|id| *id = map[*id as usize]);
-                ids.shrink_to_fit();
-                ids
-            })
-            .collect();
+        let (raw_words, maps) = merge_vocabularies(&chunks);
+        let spans = document_spans(&chunks, texts.len());
+        let counts = word_counts(&chunks, &maps, raw_words.len());
+        let blocks = globalize(chunks, &maps);
         // Phase 3: the chain, once per distinct word, in parallel; terms interned in word order.
         let analysed: Vec<Option<Token>> = raw_words
             .par_iter()
             .map(|w| analyzer.analyze_word(w))
             .collect();
-        // Terms: stems interned in word order, borrowed from the analysed words (nothing is
-        // copied per word). A term's surface is its most frequent one, summed over the words that
-        // show it ("Model" and "model" both show "model"); ties go to the alphabetically first.
-        let mut stem_ids: FxHashMap<&str, u32> = FxHashMap::default();
-        let mut stems: Vec<&str> = Vec::new();
-        let mut term_of: Vec<u32> = vec![NOT_A_TERM; raw_words.len()];
-        let mut shown: Vec<(u32, &str, u64)> = Vec::new();
-        for (i, tok) in analysed.iter().enumerate() {
-            let Some(t) = tok.as_ref().filter(|t| !t.stop) else {
-                continue;
-            };
-            let id = *stem_ids.entry(t.text.as_str()).or_insert_with(|| {
-                stems.push(t.text.as_str());
-                (stems.len() - 1) as u32
-            });
-            term_of[i] = id;
-            shown.push((id, t.surface.as_str(), counts[i]));
-        }
-        shown.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let mut terms: Vec<Term> = stems
-            .iter()
-            .map(|&stem| Term {
-                stem: stem.to_string(),
-                surface: String::new(),
-                count: 0,
-            })
-            .collect();
-        let mut best: Vec<(u64, &str)> = vec![(0, ""); terms.len()];
-        for run in shown.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-            let (id, surface) = (run[0].0 as usize, run[0].1);
-            let n: u64 = run.iter().map(|r| r.2).sum();
-            terms[id].count += n;
-            // Runs come in alphabetical order, so only a strictly larger count wins.
-            if n > best[id].0 || best[id].1.is_empty() {
-                best[id] = (n, surface);
-            }
-        }
-        for (term, (_, surface)) in terms.iter_mut().zip(&best) {
-            term.surface = surface.to_string();
-        }
-        drop((stem_ids, stems, shown, best));
-        let words: Vec<Word> = raw_words
-            .iter()
-            .zip(analysed)
-            .zip(&term_of)
-            .map(|((raw, tok), term)| match tok {
-                None => Word {
-                    surface: raw.to_lowercase(),
-                    kind: WordKind::Dropped,
-                },
-                Some(t) => Word {
-                    surface: t.surface,
-                    kind: if *term == NOT_A_TERM {
-                        WordKind::Stop
-                    } else {
-                        WordKind::Term(*term)
-                    },
-                },
-            })
-            .collect();
+        let (terms, term_of) = intern_terms(&analysed, &counts);
+        let words = word_kinds(&raw_words, analysed, &term_of);
         TokenizedCorpus {
             words,
             terms,
@@ -370,6 +246,184 @@ impl TokenizedCorpus {
             .filter(|&i| self.doc_terms(i).next().is_none())
             .collect()
     }
+}
+
+/// One chunk of documents with its words interned locally (phase 1 of
+/// [`TokenizedCorpus::build_texts`]).
+struct ChunkWords<'a> {
+    /// The distinct words, by local id.
+    vocab: Vec<&'a str>,
+    /// Each local word's packed key (see [`Interner`]).
+    keys: Vec<u128>,
+    /// Words per document.
+    lens: Vec<u32>,
+    /// Occurrences of each local word.
+    counts: Vec<u32>,
+    /// Every document's local word ids, one after another.
+    ids: Vec<u32>,
+}
+
+impl<'a> ChunkWords<'a> {
+    /// Segments and interns the words of `docs`.
+    fn intern(docs: &[&'a str], seg: WordSegmenter) -> ChunkWords<'a> {
+        let mut words = Interner::default();
+        // English text averages a word per 6-7 bytes; reserving that avoids the doubling
+        // that would leave up to half of the largest array unused.
+        let bytes: usize = docs.iter().map(|t| t.len()).sum();
+        let mut lens = Vec::with_capacity(docs.len());
+        let mut ids = Vec::with_capacity(bytes / 6 + 16);
+        for text in docs {
+            let before = ids.len();
+            ids.extend(seg.words(text).map(|w| words.intern(w)));
+            lens.push((ids.len() - before) as u32);
+        }
+        let (vocab, keys) = words.into_parts();
+        let mut counts = vec![0u32; vocab.len()];
+        for &id in &ids {
+            counts[id as usize] += 1;
+        }
+        ChunkWords {
+            vocab,
+            keys,
+            lens,
+            counts,
+            ids,
+        }
+    }
+}
+
+/// The corpus's distinct words (global ids in order of first sight, chunk by chunk) and, per
+/// chunk, the global id of each local word.
+fn merge_vocabularies<'a>(chunks: &[ChunkWords<'a>]) -> (Vec<&'a str>, Vec<Vec<u32>>) {
+    let mut global = Interner::default();
+    let maps: Vec<Vec<u32>> = chunks
+        .iter()
+        .map(|c| {
+            c.vocab
+                .iter()
+                .zip(&c.keys)
+                .map(|(w, &k)| global.intern_packed(k, w))
+                .collect()
+        })
+        .collect();
+    (global.into_words(), maps)
+}
+
+/// Each document's span: its chunk's block, and its start and length in it.
+fn document_spans(chunks: &[ChunkWords], n_docs: usize) -> Vec<Span> {
+    let mut spans = Vec::with_capacity(n_docs);
+    for (b, c) in chunks.iter().enumerate() {
+        let mut start = 0u32;
+        for &len in &c.lens {
+            spans.push(Span {
+                block: b as u32,
+                start,
+                len,
+            });
+            start += len;
+        }
+    }
+    spans
+}
+
+/// Occurrences of each of the `n_words` global words, summed over the chunks.
+fn word_counts(chunks: &[ChunkWords], maps: &[Vec<u32>], n_words: usize) -> Vec<u64> {
+    let mut counts = vec![0u64; n_words];
+    for (c, map) in chunks.iter().zip(maps) {
+        for (&global, &n) in map.iter().zip(&c.counts) {
+            counts[global as usize] += u64::from(n);
+        }
+    }
+    counts
+}
+
+/// Each chunk's word ids made global in place: the chunk's array becomes a block.
+fn globalize(chunks: Vec<ChunkWords>, maps: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    chunks
+        .into_par_iter()
+        .zip(maps.par_iter())
+        .map(|(c, map)| {
+            let mut ids = c.ids;
+            ids.iter_mut().for_each(|id| *id = map[*id as usize]);
+            ids.shrink_to_fit();
+            ids
+        })
+        .collect()
+}
+
+/// The terms of the analysed words (`None`: dropped) and each word's term id (or
+/// [`NOT_A_TERM`]). Stems are interned in word order, borrowed from the analysed words (nothing
+/// is copied per word). A term's surface is its most frequent one, summed over the words that
+/// show it ("Model" and "model" both show "model"); ties go to the alphabetically first.
+fn intern_terms(analysed: &[Option<Token>], counts: &[u64]) -> (Vec<Term>, Vec<u32>) {
+    let mut stem_ids: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut stems: Vec<&str> = Vec::new();
+    let mut term_of: Vec<u32> = vec![NOT_A_TERM; analysed.len()];
+    let mut shown: Vec<(u32, &str, u64)> = Vec::new();
+    for (i, tok) in analysed.iter().enumerate() {
+        let Some(t) = tok.as_ref().filter(|t| !t.stop) else {
+            continue;
+        };
+        let id = *stem_ids.entry(t.text.as_str()).or_insert_with(|| {
+            stems.push(t.text.as_str());
+            (stems.len() - 1) as u32
+        });
+        term_of[i] = id;
+        shown.push((id, t.surface.as_str(), counts[i]));
+    }
+    let terms = stems
+        .iter()
+        .map(|&stem| Term {
+            stem: stem.to_string(),
+            surface: String::new(),
+            count: 0,
+        })
+        .collect();
+    (count_surfaces(terms, shown), term_of)
+}
+
+/// Fills each term's count and surface from `shown`, (term, surface, occurrences) for every
+/// word of a term: the count is the sum, the surface the one with most occurrences (ties: the
+/// alphabetically first).
+fn count_surfaces(mut terms: Vec<Term>, mut shown: Vec<(u32, &str, u64)>) -> Vec<Term> {
+    shown.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    let mut best: Vec<(u64, &str)> = vec![(0, ""); terms.len()];
+    for run in shown.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let (id, surface) = (run[0].0 as usize, run[0].1);
+        let n: u64 = run.iter().map(|r| r.2).sum();
+        terms[id].count += n;
+        // Runs come in alphabetical order, so only a strictly larger count wins.
+        if n > best[id].0 || best[id].1.is_empty() {
+            best[id] = (n, surface);
+        }
+    }
+    for (term, (_, surface)) in terms.iter_mut().zip(&best) {
+        term.surface = surface.to_string();
+    }
+    terms
+}
+
+/// Every distinct word with its lowercased surface and what the chain made of it.
+fn word_kinds(raw_words: &[&str], analysed: Vec<Option<Token>>, term_of: &[u32]) -> Vec<Word> {
+    raw_words
+        .iter()
+        .zip(analysed)
+        .zip(term_of)
+        .map(|((raw, tok), term)| match tok {
+            None => Word {
+                surface: raw.to_lowercase(),
+                kind: WordKind::Dropped,
+            },
+            Some(t) => Word {
+                surface: t.surface,
+                kind: if *term == NOT_A_TERM {
+                    WordKind::Stop
+                } else {
+                    WordKind::Term(*term)
+                },
+            },
+        })
+        .collect()
 }
 
 #[cfg(test)]

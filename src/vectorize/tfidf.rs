@@ -192,9 +192,43 @@ impl TfIdfParams {
         }
     }
 
-    /// Learns the vocabulary and IDF and returns the TF-IDF matrix of the corpus.
+    /// Learns the vocabulary and IDF and returns the TF-IDF matrix of the corpus: the
+    /// document-frequency bounds are resolved for the corpus's size, every candidate feature
+    /// (term, or n-gram when asked) is counted, the features within the bounds (at most
+    /// `max_features` of them, the most frequent) are kept in candidate order, and each
+    /// document's row is weighed with their IDF.
     pub fn fit(&self, tc: &TokenizedCorpus) -> Result<TfIdf, TfIdfError> {
         let n = tc.n_docs();
+        let (min_df, max_df) = self.df_bounds_for(n)?;
+        let streams = FeatureStreams::build(tc, self.ngram_range);
+        let (df, tf) = frequencies(&streams);
+        let keep = kept_features(&df, &tf, (min_df, max_df), self.max_features);
+        if keep.is_empty() {
+            return Err(TfIdfError::NoTerms {
+                min_df,
+                max_df,
+                docs: n,
+            });
+        }
+        let column = columns_of(&keep, df.len());
+        let idf = idf_of(&keep, &df, n, self.smooth_idf);
+        let features = features_of(&keep, &streams.keys, &df, tc);
+        let matrix = self.weigh(&streams, &column, &idf, features.len());
+        Ok(TfIdf {
+            params: self.clone(),
+            matrix,
+            features,
+            idf,
+            min_df,
+            max_df,
+        })
+    }
+
+    /// The document-frequency bounds, as counts, for a corpus of `n` documents.
+    ///
+    /// # Errors
+    /// An empty corpus, a `min_df` count above `n`, and bounds that keep no document frequency.
+    fn df_bounds_for(&self, n: usize) -> Result<(usize, usize), TfIdfError> {
         if n == 0 {
             return Err(TfIdfError::NoDocuments);
         }
@@ -212,114 +246,7 @@ impl TfIdfParams {
                 docs: n,
             });
         }
-        let streams = FeatureStreams::build(tc, self.ngram_range);
-        // Document frequency and corpus frequency of every candidate feature.
-        let n_cand = streams.keys.len();
-        let (df, tf) = streams
-            .chunks
-            .par_iter()
-            .fold(
-                || {
-                    (
-                        vec![0u32; n_cand],
-                        vec![0u64; n_cand],
-                        vec![u32::MAX; n_cand],
-                    )
-                },
-                // Integer sums, so no order is needed: each id is stamped with the last
-                // document (its index in the chunk) that counted it.
-                |(mut df, mut tf, mut seen), chunk| {
-                    for (d, doc) in chunk.docs().enumerate() {
-                        for &f in doc {
-                            let f = f as usize;
-                            tf[f] += 1;
-                            if seen[f] != d as u32 {
-                                seen[f] = d as u32;
-                                df[f] += 1;
-                            }
-                        }
-                    }
-                    seen.fill(u32::MAX);
-                    (df, tf, seen)
-                },
-            )
-            .map(|(df, tf, _)| (df, tf))
-            .reduce(
-                || (vec![0u32; n_cand], vec![0u64; n_cand]),
-                |(mut a, mut b), (c, d)| {
-                    a.iter_mut().zip(c).for_each(|(x, y)| *x += y);
-                    b.iter_mut().zip(d).for_each(|(x, y)| *x += y);
-                    (a, b)
-                },
-            );
-        let mut keep: Vec<u32> = (0..n_cand as u32)
-            .filter(|&f| {
-                let d = df[f as usize] as usize;
-                d >= min_df && d <= max_df
-            })
-            .collect();
-        if let Some(limit) = self.max_features {
-            if keep.len() > limit {
-                let mut by_freq = keep.clone();
-                by_freq.sort_by(|&a, &b| tf[b as usize].cmp(&tf[a as usize]).then(a.cmp(&b)));
-                by_freq.truncate(limit);
-                by_freq.sort_unstable();
-                keep = by_freq;
-            }
-        }
-        if keep.is_empty() {
-            return Err(TfIdfError::NoTerms {
-                min_df,
-                max_df,
-                docs: n,
-            });
-        }
-        let mut column = vec![u32::MAX; n_cand];
-        for (new, &old) in keep.iter().enumerate() {
-            column[old as usize] = new as u32;
-        }
-        let nf = n as f64;
-        let idf: Array1<f32> = keep
-            .iter()
-            .map(|&f| {
-                let d = df[f as usize] as f64;
-                let v = if self.smooth_idf {
-                    ((1.0 + nf) / (1.0 + d)).ln() + 1.0
-                } else {
-                    (nf / d).ln() + 1.0
-                };
-                v as f32
-            })
-            .collect();
-        let features: Vec<Feature> = keep
-            .iter()
-            .map(|&f| {
-                let key = &streams.keys[f as usize];
-                Feature {
-                    terms: key.clone(),
-                    stem: key
-                        .iter()
-                        .map(|&t| tc.terms[t as usize].stem.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    surface: key
-                        .iter()
-                        .map(|&t| tc.terms[t as usize].surface.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    df: df[f as usize],
-                }
-            })
-            .collect();
-        let matrix = self.weigh(&streams, &column, &idf, features.len());
-        Ok(TfIdf {
-            params: self.clone(),
-            matrix,
-            features,
-            idf,
-            min_df,
-            max_df,
-        })
+        Ok((min_df, max_df))
     }
 
     /// Builds the weighted, normalised CSR matrix from feature streams. A first pass counts each
@@ -345,103 +272,279 @@ impl TfIdfParams {
         n_cols: usize,
         single: Option<&[bool]>,
     ) -> (CsrMatrix, Vec<Vec<(u32, u32)>>) {
-        let n_cand = column.len();
-        // Pass 1: distinct kept features per document, by stamping (no sorting).
-        let lens: Vec<Vec<usize>> = streams
-            .chunks
-            .par_iter()
-            .map(|chunk| {
-                let mut seen = vec![u32::MAX; n_cand];
-                chunk
-                    .docs()
-                    .enumerate()
-                    .map(|(d, doc)| {
-                        let mut n = 0;
-                        for &f in doc {
-                            if column[f as usize] != u32::MAX && seen[f as usize] != d as u32 {
-                                seen[f as usize] = d as u32;
-                                n += 1;
-                            }
-                        }
-                        n
-                    })
-                    .collect()
-            })
-            .collect();
-        let rows: usize = lens.iter().map(Vec::len).sum();
-        let mut indptr = Vec::with_capacity(rows + 1);
-        indptr.push(0usize);
-        for &l in lens.iter().flatten() {
-            indptr.push(indptr.last().copied().unwrap_or(0) + l);
-        }
+        // Pass 1: each row's length, so the arrays are allocated once at their final size.
+        let lens = row_lengths(streams, column);
+        let indptr = row_offsets(&lens);
         let nnz = indptr.last().copied().unwrap_or(0);
         let mut indices = vec![0u32; nnz];
         let mut data = vec![0f32; nnz];
         // Pass 2: each chunk fills its own slice of the final arrays.
-        let mut pieces: Vec<(&mut [u32], &mut [f32])> = Vec::with_capacity(lens.len());
-        let (mut idx_rest, mut val_rest) = (indices.as_mut_slice(), data.as_mut_slice());
-        for l in &lens {
-            let len: usize = l.iter().sum();
-            let (ih, it) = idx_rest.split_at_mut(len);
-            let (vh, vt) = val_rest.split_at_mut(len);
-            pieces.push((ih, vh));
-            idx_rest = it;
-            val_rest = vt;
-        }
-        let counted: Vec<Vec<Vec<(u32, u32)>>> = pieces
+        let rows = RowWeights {
+            column,
+            idf,
+            sublinear_tf: self.sublinear_tf,
+            norm: self.norm,
+            single,
+        };
+        let counted: Vec<Vec<Vec<(u32, u32)>>> = chunk_slices(&mut indices, &mut data, &lens)
             .into_par_iter()
             .zip(streams.chunks.par_iter())
             .map_init(
-                || vec![u32::MAX; n_cand],
-                |seen, ((idx, val), chunk)| {
-                    let mut buf = Vec::new();
-                    // (column, weight, count)
-                    let mut row: Vec<(u32, f32, u32)> = Vec::new();
-                    let mut counts = Vec::new();
-                    let mut at = 0usize;
-                    for doc in chunk.docs() {
-                        count(doc, seen, &mut buf);
-                        row.clear();
-                        for &(f, c) in &buf {
-                            let col = column[f as usize];
-                            if col == u32::MAX {
-                                continue;
-                            }
-                            let tf = if self.sublinear_tf {
-                                sublinear(c)
-                            } else {
-                                c as f32
-                            };
-                            row.push((col, tf * idf[col as usize], c));
-                        }
-                        // Columns in order, so the norm is summed in the same order for the fit
-                        // and any new corpus: identical values.
-                        if !row.is_sorted_by_key(|&(col, _, _)| col) {
-                            row.sort_unstable_by_key(|&(col, _, _)| col);
-                        }
-                        if let Some(single) = single {
-                            counts.push(
-                                row.iter()
-                                    .filter(|&&(col, _, _)| single[col as usize])
-                                    .map(|&(col, _, c)| (col, c))
-                                    .collect::<Vec<_>>(),
-                            );
-                        }
-                        let end = at + row.len();
-                        for (k, &(col, v, _)) in row.iter().enumerate() {
-                            idx[at + k] = col;
-                            val[at + k] = v;
-                        }
-                        normalize(&mut val[at..end], self.norm);
-                        at = end;
-                    }
-                    counts
-                },
+                || vec![u32::MAX; column.len()],
+                |seen, ((idx, val), chunk)| rows.fill_chunk(chunk, seen, idx, val),
             )
             .collect();
         let matrix = CsrMatrix::new(n_cols, indptr, indices, data)
             .expect("rows are built sorted and in range");
         (matrix, counted.into_iter().flatten().collect())
+    }
+}
+
+/// Document frequency and corpus frequency of every candidate feature of `streams`.
+fn frequencies(streams: &FeatureStreams) -> (Vec<u32>, Vec<u64>) {
+    let n_cand = streams.keys.len();
+    streams
+        .chunks
+        .par_iter()
+        .fold(
+            || {
+                (
+                    vec![0u32; n_cand],
+                    vec![0u64; n_cand],
+                    vec![u32::MAX; n_cand],
+                )
+            },
+            // Integer sums, so no order is needed: each id is stamped with the last
+            // document (its index in the chunk) that counted it.
+            |(mut df, mut tf, mut seen), chunk| {
+                for (d, doc) in chunk.docs().enumerate() {
+                    for &f in doc {
+                        let f = f as usize;
+                        tf[f] += 1;
+                        if seen[f] != d as u32 {
+                            seen[f] = d as u32;
+                            df[f] += 1;
+                        }
+                    }
+                }
+                seen.fill(u32::MAX);
+                (df, tf, seen)
+            },
+        )
+        .map(|(df, tf, _)| (df, tf))
+        .reduce(
+            || (vec![0u32; n_cand], vec![0u64; n_cand]),
+            |(mut a, mut b), (c, d)| {
+                a.iter_mut().zip(c).for_each(|(x, y)| *x += y);
+                b.iter_mut().zip(d).for_each(|(x, y)| *x += y);
+                (a, b)
+            },
+        )
+}
+
+/// The candidates kept as features, in candidate order: those whose document frequency `df` is
+/// within `min_df..=max_df`, and of those at most `max_features`, the most frequent in the
+/// corpus (`tf`; ties to the earlier candidate).
+fn kept_features(
+    df: &[u32],
+    tf: &[u64],
+    (min_df, max_df): (usize, usize),
+    max_features: Option<usize>,
+) -> Vec<u32> {
+    let mut keep: Vec<u32> = (0..df.len() as u32)
+        .filter(|&f| {
+            let d = df[f as usize] as usize;
+            d >= min_df && d <= max_df
+        })
+        .collect();
+    if let Some(limit) = max_features {
+        if keep.len() > limit {
+            let mut by_freq = keep.clone();
+            by_freq.sort_by(|&a, &b| tf[b as usize].cmp(&tf[a as usize]).then(a.cmp(&b)));
+            by_freq.truncate(limit);
+            by_freq.sort_unstable();
+            keep = by_freq;
+        }
+    }
+    keep
+}
+
+/// Each of the `n_cand` candidates' matrix column: its place in `keep`, or `u32::MAX`.
+fn columns_of(keep: &[u32], n_cand: usize) -> Vec<u32> {
+    let mut column = vec![u32::MAX; n_cand];
+    for (new, &old) in keep.iter().enumerate() {
+        column[old as usize] = new as u32;
+    }
+    column
+}
+
+/// The kept features' IDF on `n` documents: `ln((1 + n) / (1 + df)) + 1` smoothed, else
+/// `ln(n / df) + 1`.
+fn idf_of(keep: &[u32], df: &[u32], n: usize, smooth_idf: bool) -> Array1<f32> {
+    let nf = n as f64;
+    keep.iter()
+        .map(|&f| {
+            let d = df[f as usize] as f64;
+            let v = if smooth_idf {
+                ((1.0 + nf) / (1.0 + d)).ln() + 1.0
+            } else {
+                (nf / d).ln() + 1.0
+            };
+            v as f32
+        })
+        .collect()
+}
+
+/// The kept features, with their terms' stems and surfaces joined by spaces.
+fn features_of(keep: &[u32], keys: &[Vec<u32>], df: &[u32], tc: &TokenizedCorpus) -> Vec<Feature> {
+    keep.iter()
+        .map(|&f| {
+            let key = &keys[f as usize];
+            Feature {
+                terms: key.clone(),
+                stem: key
+                    .iter()
+                    .map(|&t| tc.terms[t as usize].stem.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                surface: key
+                    .iter()
+                    .map(|&t| tc.terms[t as usize].surface.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                df: df[f as usize],
+            }
+        })
+        .collect()
+}
+
+/// Distinct kept features (those with a `column`) of each document, chunk by chunk, by
+/// stamping (no sorting).
+fn row_lengths(streams: &FeatureStreams, column: &[u32]) -> Vec<Vec<usize>> {
+    streams
+        .chunks
+        .par_iter()
+        .map(|chunk| {
+            let mut seen = vec![u32::MAX; column.len()];
+            chunk
+                .docs()
+                .enumerate()
+                .map(|(d, doc)| {
+                    let mut n = 0;
+                    for &f in doc {
+                        if column[f as usize] != u32::MAX && seen[f as usize] != d as u32 {
+                            seen[f as usize] = d as u32;
+                            n += 1;
+                        }
+                    }
+                    n
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The CSR row offsets of rows of lengths `lens` (chunk by chunk): `0`, then each row's end.
+fn row_offsets(lens: &[Vec<usize>]) -> Vec<usize> {
+    let rows: usize = lens.iter().map(Vec::len).sum();
+    let mut indptr = Vec::with_capacity(rows + 1);
+    indptr.push(0usize);
+    for &l in lens.iter().flatten() {
+        indptr.push(indptr.last().copied().unwrap_or(0) + l);
+    }
+    indptr
+}
+
+/// The matrix's index and value arrays cut into one slice pair per chunk of rows.
+fn chunk_slices<'a>(
+    indices: &'a mut [u32],
+    data: &'a mut [f32],
+    lens: &[Vec<usize>],
+) -> Vec<(&'a mut [u32], &'a mut [f32])> {
+    let mut pieces = Vec::with_capacity(lens.len());
+    let (mut idx_rest, mut val_rest) = (indices, data);
+    for l in lens {
+        let len: usize = l.iter().sum();
+        let (ih, it) = idx_rest.split_at_mut(len);
+        let (vh, vt) = val_rest.split_at_mut(len);
+        pieces.push((ih, vh));
+        idx_rest = it;
+        val_rest = vt;
+    }
+    pieces
+}
+
+/// How a document's feature counts become its matrix row.
+struct RowWeights<'a> {
+    /// Each candidate's column, or `u32::MAX` (not a feature).
+    column: &'a [u32],
+    idf: &'a Array1<f32>,
+    sublinear_tf: bool,
+    norm: Norm,
+    /// With a flag per column: keep each document's raw counts of the flagged columns.
+    single: Option<&'a [bool]>,
+}
+
+impl RowWeights<'_> {
+    /// Writes the rows of `chunk` into `idx` and `val` (the chunk's slices of the matrix), and
+    /// returns each document's counts of the `single` columns (none without `single`). `seen`
+    /// is [`count`]'s table, all `u32::MAX`.
+    fn fill_chunk(
+        &self,
+        chunk: &StreamChunk,
+        seen: &mut [u32],
+        idx: &mut [u32],
+        val: &mut [f32],
+    ) -> Vec<Vec<(u32, u32)>> {
+        let mut buf = Vec::new();
+        // (column, weight, count)
+        let mut row: Vec<(u32, f32, u32)> = Vec::new();
+        let mut counts = Vec::new();
+        let mut at = 0usize;
+        for doc in chunk.docs() {
+            count(doc, seen, &mut buf);
+            self.weigh_row(&buf, &mut row);
+            if let Some(single) = self.single {
+                counts.push(
+                    row.iter()
+                        .filter(|&&(col, _, _)| single[col as usize])
+                        .map(|&(col, _, c)| (col, c))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            let end = at + row.len();
+            for (k, &(col, v, _)) in row.iter().enumerate() {
+                idx[at + k] = col;
+                val[at + k] = v;
+            }
+            normalize(&mut val[at..end], self.norm);
+            at = end;
+        }
+        counts
+    }
+
+    /// A document's row from its feature counts `counted` (id, count): (column, TF x IDF,
+    /// count) for each feature with a column, in column order.
+    #[inline]
+    fn weigh_row(&self, counted: &[(u32, u32)], row: &mut Vec<(u32, f32, u32)>) {
+        row.clear();
+        for &(f, c) in counted {
+            let col = self.column[f as usize];
+            if col == u32::MAX {
+                continue;
+            }
+            let tf = if self.sublinear_tf {
+                sublinear(c)
+            } else {
+                c as f32
+            };
+            row.push((col, tf * self.idf[col as usize], c));
+        }
+        // Columns in order, so the norm is summed in the same order for the fit and any new
+        // corpus: identical values.
+        if !row.is_sorted_by_key(|&(col, _, _)| col) {
+            row.sort_unstable_by_key(|&(col, _, _)| col);
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Stream: read the inputs a chunk of documents at a time, so a corpus larger than memory can be
 //! processed in passes (a streaming run, `[cluster] fit-sample`).
 //!
-//! CSV and TSV files are read in blocks of about `chunk_bytes`, each cut after the last record
+//! CSV and TSV files are read in blocks (`text_table`) of about `chunk_bytes`, each cut after the last record
 //! that ends in it (a line break outside quotes), and parsed by polars with the header in
 //! front. Every check of a whole-file read is made on each block (UTF-8, NUL bytes, the lint
 //! for broken quotes and ragged rows), and rows, lines and byte offsets in messages count from
@@ -12,13 +12,13 @@
 //! Repeated ids are renamed (or fail the run) across every chunk and file by [`Ids`], as in a
 //! whole read.
 
+mod text_table;
+
 use super::{
-    check_text, expand, format_of, lint, read_file, table, Corpus, Document, Ids, IngestError,
-    InputFormat, InputSpec, OnBadDocument, SourceFile,
+    expand, format_of, read_file, Corpus, Document, Ids, IngestError, InputFormat, InputSpec,
+    OnBadDocument, SourceFile,
 };
-use sha2::{Digest, Sha256};
-use std::io::Read;
-use std::path::Path;
+use text_table::stream_text_table;
 
 /// How the inputs are streamed.
 #[derive(Debug, Clone, Copy)]
@@ -229,226 +229,10 @@ fn splitmix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Streams one CSV or TSV file in blocks.
-#[allow(clippy::too_many_arguments)]
-fn stream_text_table(
-    input: &InputSpec,
-    path: &Path,
-    shown: &Path,
-    format: InputFormat,
-    opts: StreamOptions,
-    mut select: Option<impl FnMut(usize) -> bool>,
-    mut f: impl FnMut(Corpus) -> Result<(), Stop>,
-) -> Result<SourceFile, Stop> {
-    let io = |source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() == 0 => return Err(IngestError::Empty(path.to_path_buf()).into()),
-        Ok(_) => {}
-        Err(source) => return Err(io(source).into()),
-    }
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let mut sha = Sha256::new();
-    let mut total = 0u64;
-    let block = opts.chunk_bytes.max(1 << 16);
-    let mut pending: Vec<u8> = Vec::with_capacity(block + (1 << 20));
-    let mut eof = false;
-    // Reads until `pending` holds `want` bytes or the file ends.
-    let mut fill =
-        |pending: &mut Vec<u8>, want: usize, eof: &mut bool| -> Result<(), IngestError> {
-            while pending.len() < want && !*eof {
-                let start = pending.len();
-                let step = (want - start).min(8 << 20);
-                pending.resize(start + step, 0);
-                let n = file.read(&mut pending[start..]).map_err(io)?;
-                pending.truncate(start + n);
-                total += n as u64;
-                *eof = n == 0;
-            }
-            Ok(())
-        };
-    fill(&mut pending, block, &mut eof)?;
-    table::check_header(path, format, &pending, input)?;
-    let header_len = header_len(&pending);
-    let header: Vec<u8> = pending.drain(..header_len).collect();
-    sha.update(&header);
-    let header_lines = count_lines(&header);
-    let (mut rows_before, mut lines_before, mut bytes_before) = (0usize, 0usize, header_len);
-    let mut documents = 0usize;
-    let mut left = input.limit;
-    let mut text_block: Vec<u8> = Vec::new();
-    loop {
-        fill(&mut pending, block, &mut eof)?;
-        // Cut after the last complete record; a record longer than a block makes it grow.
-        let cut = loop {
-            match last_record_end(&pending) {
-                _ if eof => break pending.len(),
-                Some(end) => break end,
-                None => {
-                    let want = pending.len() * 2;
-                    fill(&mut pending, want, &mut eof)?;
-                }
-            }
-        };
-        if cut == 0 {
-            break;
-        }
-        let part = &pending[..cut];
-        text_block.clear();
-        text_block.extend_from_slice(&header);
-        text_block.extend_from_slice(part);
-        // The checks on one core, the checksum on the other, as for a whole file.
-        let (checked, ()) = rayon::join(
-            || -> Result<(), IngestError> {
-                check_text(path, part)
-                    .map_err(|e| rebase(e, bytes_before, lines_before + header_lines))?;
-                let text = std::str::from_utf8(&text_block).expect("checked as UTF-8");
-                lint(path, format, text).map_err(|e| match e {
-                    IngestError::Malformed {
-                        path,
-                        row,
-                        line,
-                        problem,
-                    } => IngestError::Malformed {
-                        path,
-                        row: row + rows_before,
-                        line: line + lines_before,
-                        problem,
-                    },
-                    e => e,
-                })
-            },
-            || sha.update(part),
-        );
-        checked?;
-        let df = table::load_frame(path, format, &text_block)?;
-        let height = df.height();
-        let spec = InputSpec {
-            limit: left,
-            ..input.clone()
-        };
-        let mut chunk = Corpus::default();
-        let mut usable = 0usize;
-        let mut counting = |row: usize| {
-            usable += 1;
-            select.as_mut().is_none_or(|s| s(row))
-        };
-        let docs = table::read(
-            path,
-            shown,
-            df,
-            &spec,
-            0,
-            rows_before,
-            opts.on_bad,
-            &mut chunk.skipped,
-            Some(&mut counting),
-        )?;
-        documents += usable;
-        if let Some(l) = &mut left {
-            *l -= usable.min(*l);
-        }
-        chunk.documents = docs;
-        chunk.has_time = input.time.is_some();
-        chunk.has_label = input.label.is_some();
-        chunk.sources.push(SourceFile {
-            path: shown.to_path_buf(),
-            location: path.to_path_buf(),
-            format,
-            bytes: 0,
-            sha256: String::new(),
-            list_title: None,
-            documents: chunk.documents.len(),
-        });
-        rows_before += height;
-        lines_before += count_lines(part);
-        bytes_before += cut;
-        pending.drain(..cut);
-        f(chunk)?;
-        if left == Some(0) {
-            // The limit is reached: the rest of the file is still hashed, for run.json.
-            sha.update(&pending);
-            pending.clear();
-            while !eof {
-                fill(&mut pending, block, &mut eof)?;
-                sha.update(&pending);
-                pending.clear();
-            }
-            break;
-        }
-    }
-    Ok(SourceFile {
-        path: shown.to_path_buf(),
-        location: path.to_path_buf(),
-        format,
-        bytes: total,
-        sha256: sha.finalize().iter().map(|b| format!("{b:02x}")).collect(),
-        list_title: None,
-        documents,
-    })
-}
-
-/// The header record's length with its line break.
-fn header_len(raw: &[u8]) -> usize {
-    let mut quoted = false;
-    for (i, &b) in raw.iter().enumerate() {
-        match b {
-            b'"' => quoted = !quoted,
-            b'\n' if !quoted => return i + 1,
-            _ => {}
-        }
-    }
-    raw.len()
-}
-
-/// Just past the last line break outside quotes (the end of the last complete record), for
-/// bytes that start at a record's start.
-fn last_record_end(raw: &[u8]) -> Option<usize> {
-    let mut quoted = false;
-    let mut end = None;
-    for i in memchr::memchr2_iter(b'"', b'\n', raw) {
-        if raw[i] == b'"' {
-            quoted = !quoted;
-        } else if !quoted {
-            end = Some(i + 1);
-        }
-    }
-    end
-}
-
-fn count_lines(raw: &[u8]) -> usize {
-    memchr::memchr_iter(b'\n', raw).count()
-}
-
-/// A text error found in a block, placed in the whole file.
-fn rebase(e: IngestError, bytes_before: usize, lines_before: usize) -> IngestError {
-    match e {
-        IngestError::NotUtf8 {
-            path,
-            offset,
-            line,
-            column,
-        } => IngestError::NotUtf8 {
-            path,
-            offset: offset + bytes_before,
-            line: line + lines_before,
-            column,
-        },
-        IngestError::Binary { path, offset, line } => IngestError::Binary {
-            path,
-            offset: offset + bytes_before,
-            line: line + lines_before,
-        },
-        e => e,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
 
     fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
         let p = dir.join(name);
