@@ -30,10 +30,9 @@ pub fn fit(
     previous: Option<PreviousTopics>,
     progress: &mut Progress,
 ) -> Result<Analysis, PipelineError> {
-    let params = settings.tfidf.clone();
     let mut tfidf = progress.stage(
         "tfidf",
-        |_| params.fit(&prepared.tokens),
+        |_| settings.tfidf.fit(&prepared.tokens),
         |t: &TfIdf| format!("{} features", thousands(t.features().len())),
     )?;
     let zero: Vec<usize> = (0..tfidf.matrix().n_rows())
@@ -44,20 +43,20 @@ pub fn fit(
         tfidf.retain_rows(&keep);
     }
 
-    let reduce = settings.reduce.clone().check()?;
     let (reducer, vectors) = progress.stage(
         "reduce",
-        |_| reduce.fit(tfidf.matrix()),
+        |_| settings.reduce.fit(tfidf.matrix()),
         |(r, _): &(Reducer, Array2<f32>)| format!("{} dims", r.dims()),
     )?;
 
-    let cluster = settings.cluster.clone().check()?;
     let (mut clustering, k_selection) = progress.stage(
         "cluster",
         |bar| {
-            cluster.fit(vectors.view(), tfidf.matrix(), |step| {
-                bar.set_message(format!("cluster: {step}"))
-            })
+            settings
+                .cluster
+                .fit(vectors.view(), tfidf.matrix(), |step| {
+                    bar.set_message(format!("cluster: {step}"))
+                })
         },
         |(c, _)| match c.refine_passes() {
             0 => format!("k = {}", c.k()),
@@ -103,8 +102,8 @@ pub fn fit(
     let tree = hierarchy::build(
         &summary,
         next_id,
-        settings.describe.label_terms,
-        settings.describe.label_max_share,
+        settings.describe.label_terms(),
+        settings.describe.label_max_share(),
     );
     // A coarser report: topics merged along the tree; the model keeps the fitted topics.
     let fine = merge_along_tree(
@@ -154,8 +153,8 @@ pub fn fit(
                     &labels,
                     scored,
                     vectors.view(),
-                    settings.cluster.silhouette_sample,
-                    settings.cluster.seed,
+                    settings.cluster.silhouette_sample(),
+                    settings.cluster.seed(),
                 )
             },
             |m: &Metrics| format!("V {:.3}  ARI {:.3}", m.v_measure, m.ari),
@@ -264,7 +263,7 @@ pub(super) fn merge_along_tree(
     progress: &Progress,
 ) -> Option<Merged> {
     let d = &settings.describe;
-    let (n, tree) = (d.merge_to?, tree?);
+    let (n, tree) = (d.merge_to()?, tree?);
     if n >= summary.topics.len() {
         return None;
     }
@@ -284,10 +283,10 @@ pub(super) fn merge_along_tree(
         summary,
         &groups,
         distances,
-        d.top_terms,
-        d.label_terms,
-        d.label_max_share,
-        d.representatives,
+        d.top_terms(),
+        d.label_terms(),
+        d.label_max_share(),
+        d.representatives(),
     );
     progress.info(&format!(
         "reporting {} topics, merged from {} along the topic hierarchy (describe.merge-to)",

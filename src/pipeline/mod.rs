@@ -55,7 +55,7 @@ pub struct RunOutcome {
 
 /// Runs the whole pipeline and writes the report.
 pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, PipelineError> {
-    if let Some(n) = settings.cluster.fit_sample {
+    if let Some(n) = settings.cluster.fit_sample() {
         return stream::run(settings, opts, n);
     }
     let started = chrono::Utc::now();

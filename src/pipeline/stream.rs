@@ -159,7 +159,7 @@ fn reservoir(
     };
     let mut reported = 0;
     let (corpus, seen) =
-        stream::sample(&settings.inputs, opts, settings.cluster.seed, n, |seen| {
+        stream::sample(&settings.inputs, opts, settings.cluster.seed(), n, |seen| {
             if seen / REPORT_EVERY > reported {
                 reported = seen / REPORT_EVERY;
                 note(

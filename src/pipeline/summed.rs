@@ -59,7 +59,12 @@ pub fn analysis(
         model.term_centroid_matrix(),
         sizes.clone(),
     );
-    let tree = hierarchy::build(&summary, model.next_id, d.label_terms, d.label_max_share);
+    let tree = hierarchy::build(
+        &summary,
+        model.next_id,
+        d.label_terms(),
+        d.label_max_share(),
+    );
     let reps = agg.representative_list();
     let distances: Vec<f32> = reps.iter().map(|r| r.distance).collect();
     let merged = super::fit::merge_along_tree(

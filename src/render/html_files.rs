@@ -66,7 +66,7 @@ fn report_data(
         run_date: started.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         settings: vec![
             ("pipeline".into(), settings.pipeline.display().to_string()),
-            ("seed".into(), settings.cluster.seed.to_string()),
+            ("seed".into(), settings.cluster.seed().to_string()),
             (
                 "reduction".into(),
                 format!("{}, {} dims", a.reducer.method(), a.reducer.dims()),
