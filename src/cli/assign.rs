@@ -3,7 +3,7 @@
 
 use super::AssignArgs;
 use crate::ingest::{InputFormat, InputSpec, OnBadDocument, PeriodUnit};
-use crate::pipeline::{AssignOutput, StreamInput};
+use crate::pipeline::{AssignFolder, AssignOutput, StreamInput};
 use crate::tables::OutputFormat;
 use anyhow::{bail, Context};
 use std::path::Path;
@@ -61,11 +61,11 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
                 _ => bail!("--tables {t:?}: each must be csv or parquet"),
             }
         }
-        AssignOutput::Dir {
+        AssignOutput::Dir(AssignFolder {
             dir: args.out.clone(),
             formats,
             aggregates: args.aggregates.then_some(args.representatives),
-        }
+        })
     };
     let opts = crate::pipeline::AssignOptions {
         model: args.model.clone(),

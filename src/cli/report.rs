@@ -7,7 +7,7 @@ use anyhow::Context;
 pub fn report(args: ReportArgs, quiet: bool) -> anyhow::Result<()> {
     let overrides = super::overrides(&args.set)?;
     let settings = crate::config::load(&args.pipeline, &overrides)?;
-    let opts = crate::pipeline::ReportOptions {
+    let opts = crate::pipeline::SumsReportOptions {
         model: args.model.clone(),
         aggregates: args.aggregates.clone(),
         run: crate::pipeline::RunOptions {
@@ -15,7 +15,7 @@ pub fn report(args: ReportArgs, quiet: bool) -> anyhow::Result<()> {
             quiet,
         },
     };
-    let outcome = crate::pipeline::report(&settings, &opts).with_context(|| {
+    let outcome = crate::pipeline::report_from_sums(&settings, &opts).with_context(|| {
         format!(
             "reporting the aggregates in {} with the model in {}",
             args.aggregates.display(),

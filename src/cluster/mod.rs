@@ -2,7 +2,8 @@
 //! refinement of the topics in the TF-IDF space.
 //!
 //! [`ClusterParams`] is the stage as a whole: how k is chosen, the k-means settings, and when
-//! the topics are refined. [`ClusterValidParams::fit`] runs it, so the rules that depend on the
+//! the topics are refined; [`ClusterParams::check`] yields the [`ClusterValidParams`] whose
+//! [`fit`](ClusterValidParams::fit) runs it, so the rules that depend on the
 //! corpus (restarts by corpus size, refinement only below the mini-batch threshold) live here,
 //! next to the code they govern.
 
@@ -24,6 +25,9 @@ pub const FEW_RUNS_ABOVE: usize = 10_000;
 
 /// The automatic k range when the pipeline names none.
 pub const DEFAULT_K_RANGE: (usize, usize) = (2, 20);
+
+/// The seed when the pipeline names none (the reduction takes it too).
+pub const DEFAULT_SEED: u64 = 42;
 
 /// How k is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -52,30 +56,26 @@ impl KChoice {
 /// The smallest `fit-sample`: fewer documents cannot stand for a large corpus.
 pub const MIN_FIT_SAMPLE: usize = 1_000;
 
-/// The cluster stage's parameters (linfa style: defaults in [`ClusterParams::new`], rules in
-/// [`ClusterParams::check`]). Serialized into `run.json` as the pipeline's `cluster` settings.
+/// The cluster stage's parameters, a builder (linfa style: defaults in [`ClusterParams::new`],
+/// rules in [`ClusterParams::check`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClusterParams {
-    pub k: KChoice,
-    pub seed: u64,
-    /// k-means++ restarts; `None` = 10, or 3 above [`FEW_RUNS_ABOVE`] documents.
-    pub runs: Option<usize>,
-    pub max_iter: u64,
-    pub tolerance: f64,
-    /// Mini-batch k-means above this many documents.
-    pub minibatch_above: usize,
-    /// Silhouette sample for automatic k (and the reported silhouette).
-    pub silhouette_sample: usize,
-    /// At most this many spherical k-means passes on the TF-IDF vectors refine the topics.
-    pub refine_iter: usize,
-    /// A streaming run: fit on a seeded sample of this many documents, then assign every
-    /// document in chunks (see `pipeline::stream`). `None`: fit on all of them, in memory.
+    k: KChoice,
+    seed: u64,
+    runs: Option<usize>,
+    max_iter: u64,
+    tolerance: f64,
+    minibatch_above: usize,
+    silhouette_sample: usize,
+    refine_iter: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fit_sample: Option<usize>,
+    fit_sample: Option<usize>,
 }
 
-/// Checked cluster parameters.
-#[derive(Debug, Clone, PartialEq)]
+/// Checked cluster parameters, ready to [`fit`](ClusterValidParams::fit). Serialized into
+/// `run.json` as the pipeline's `cluster` settings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
 pub struct ClusterValidParams(ClusterParams);
 
 impl Default for ClusterParams {
@@ -94,7 +94,7 @@ impl ClusterParams {
                 k_min: DEFAULT_K_RANGE.0,
                 k_max: DEFAULT_K_RANGE.1,
             },
-            seed: 42,
+            seed: DEFAULT_SEED,
             runs: None,
             max_iter: 300,
             tolerance: 1e-4,
@@ -105,11 +105,53 @@ impl ClusterParams {
         }
     }
 
-    /// The k-means restarts for `n` documents: `runs`, else 10, or 3 above 10,000 documents.
-    /// Restarts cost linear time, and on large corpora they stop paying (see the README's
-    /// quality section).
-    pub fn runs_for(&self, n: usize) -> usize {
-        self.runs.unwrap_or(if n > FEW_RUNS_ABOVE { 3 } else { 10 })
+    /// How k is chosen (default automatic over 2..=20).
+    pub fn k(mut self, k: KChoice) -> Self {
+        self.k = k;
+        self
+    }
+    /// The seed of k-means++, the silhouette sample and the fit sample (default 42).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// k-means++ restarts; `None` (default) = 10, or 3 above [`FEW_RUNS_ABOVE`] documents.
+    pub fn runs(mut self, runs: Option<usize>) -> Self {
+        self.runs = runs;
+        self
+    }
+    /// k-means iterations at most (default 300).
+    pub fn max_iter(mut self, max_iter: u64) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+    /// k-means convergence tolerance (default 1e-4).
+    pub fn tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+    /// Mini-batch k-means above this many documents (default 50,000).
+    pub fn minibatch_above(mut self, n: usize) -> Self {
+        self.minibatch_above = n;
+        self
+    }
+    /// Silhouette sample for automatic k and the reported silhouette (default 5,000).
+    pub fn silhouette_sample(mut self, n: usize) -> Self {
+        self.silhouette_sample = n;
+        self
+    }
+    /// At most this many spherical k-means passes on the TF-IDF vectors refine the topics
+    /// (default 5; 0 = none).
+    pub fn refine_iter(mut self, passes: usize) -> Self {
+        self.refine_iter = passes;
+        self
+    }
+    /// A streaming run: fit on a seeded sample of this many documents, then assign every
+    /// document in chunks (see `pipeline::stream`). `None` (default): fit on all of them, in
+    /// memory.
+    pub fn fit_sample(mut self, n: Option<usize>) -> Self {
+        self.fit_sample = n;
+        self
     }
 
     /// Checks every rule that does not depend on the corpus.
@@ -147,8 +189,45 @@ impl ClusterParams {
 }
 
 impl ClusterValidParams {
-    pub fn params(&self) -> &ClusterParams {
-        &self.0
+    /// How k is chosen.
+    pub fn k(&self) -> KChoice {
+        self.0.k
+    }
+    /// The seed of k-means++, the silhouette sample and the fit sample.
+    pub fn seed(&self) -> u64 {
+        self.0.seed
+    }
+    /// The k-means restarts for `n` documents: `runs`, else 10, or 3 above 10,000 documents.
+    /// Restarts cost linear time, and on large corpora they stop paying (see the README's
+    /// quality section).
+    pub fn runs_for(&self, n: usize) -> usize {
+        self.0
+            .runs
+            .unwrap_or(if n > FEW_RUNS_ABOVE { 3 } else { 10 })
+    }
+    /// k-means iterations at most.
+    pub fn max_iter(&self) -> u64 {
+        self.0.max_iter
+    }
+    /// k-means convergence tolerance.
+    pub fn tolerance(&self) -> f64 {
+        self.0.tolerance
+    }
+    /// Mini-batch k-means above this many documents.
+    pub fn minibatch_above(&self) -> usize {
+        self.0.minibatch_above
+    }
+    /// Silhouette sample for automatic k and the reported silhouette.
+    pub fn silhouette_sample(&self) -> usize {
+        self.0.silhouette_sample
+    }
+    /// At most this many refinement passes on the TF-IDF vectors.
+    pub fn refine_iter(&self) -> usize {
+        self.0.refine_iter
+    }
+    /// The fit sample of a streaming run (`None`: fit on every document, in memory).
+    pub fn fit_sample(&self) -> Option<usize> {
+        self.0.fit_sample
     }
 
     /// Clusters `x` (the reduced vectors): chooses k when it is automatic, runs k-means, and
@@ -167,7 +246,7 @@ impl ClusterValidParams {
         let n = x.nrows();
         let base = KMeansParams::new(1)
             .seed(p.seed)
-            .runs(p.runs_for(n))
+            .runs(self.runs_for(n))
             .max_iter(p.max_iter)
             .tolerance(p.tolerance)
             .minibatch_above(p.minibatch_above);
@@ -196,32 +275,33 @@ mod tests {
 
     #[test]
     fn restarts_default_by_corpus_size() {
-        let c = ClusterParams::new();
+        let c = ClusterParams::new().check().unwrap();
         assert_eq!(c.runs_for(10_000), 10);
         assert_eq!(c.runs_for(10_001), 3);
-        let c = ClusterParams { runs: Some(7), ..c };
+        let c = ClusterParams::new().runs(Some(7)).check().unwrap();
         assert_eq!(c.runs_for(99_999), 7);
     }
 
     #[test]
     fn every_rule_is_checked() {
-        let with = |f: fn(&mut ClusterParams)| {
-            let mut p = ClusterParams::new();
-            f(&mut p);
-            p.check().unwrap_err()
-        };
+        let with =
+            |f: fn(ClusterParams) -> ClusterParams| f(ClusterParams::new()).check().unwrap_err();
         use ClusterError as E;
-        assert!(matches!(with(|p| p.k = KChoice::Fixed { k: 0 }), E::ZeroK));
+        assert!(matches!(with(|p| p.k(KChoice::Fixed { k: 0 })), E::ZeroK));
         assert!(matches!(
-            with(|p| p.k = KChoice::Auto { k_min: 5, k_max: 3 }),
+            with(|p| p.k(KChoice::Auto { k_min: 5, k_max: 3 })),
             E::BadKRange { k_min: 5, k_max: 3 }
         ));
-        assert!(matches!(with(|p| p.runs = Some(0)), E::ZeroRuns));
-        assert!(matches!(with(|p| p.max_iter = 0), E::ZeroMaxIter));
-        assert!(matches!(with(|p| p.tolerance = f64::NAN), E::BadTolerance));
+        assert!(matches!(with(|p| p.runs(Some(0))), E::ZeroRuns));
+        assert!(matches!(with(|p| p.max_iter(0)), E::ZeroMaxIter));
+        assert!(matches!(with(|p| p.tolerance(f64::NAN)), E::BadTolerance));
         assert!(matches!(
-            with(|p| p.silhouette_sample = 50),
+            with(|p| p.silhouette_sample(50)),
             E::SilhouetteSample(50)
+        ));
+        assert!(matches!(
+            with(|p| p.fit_sample(Some(999))),
+            E::FitSample(999, 1_000)
         ));
         assert!(ClusterParams::new().check().is_ok());
     }

@@ -6,6 +6,7 @@
 
 pub mod options;
 pub mod overrides;
+mod sections;
 pub mod settings;
 
 pub use options::Options;

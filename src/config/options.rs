@@ -29,34 +29,27 @@ pub struct Options {
     pub output: Option<OutputOptions>,
 }
 
-/// One `[[input]]` table.
+/// One `[[input]]` table: the ingest stage's [`InputSpec`](crate::ingest::InputSpec) as the file
+/// writes it, every key optional here so that [`Settings`](super::Settings) can name what is
+/// missing. Each key means what the `InputSpec` field of the same name means, documented there
+/// with its default, and `path` is its `pattern`; `Settings::resolve` turns one into the other.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct InputOptions {
-    /// File path or glob, relative to the pipeline file.
     pub path: Option<String>,
-    /// `paper-list | csv | tsv | parquet | json | ndjson`; inferred from the extension when omitted.
     pub format: Option<String>,
-    /// Table columns joined (with a space) into the document text. Default: `["title", "abstract"]`
-    /// when both exist, else `["text"]`.
     pub text: Option<Vec<String>>,
-    /// Optional id column.
     pub id: Option<String>,
-    /// Optional title column (shown in reports). Default: `title` when the table has one.
     pub title: Option<String>,
-    /// Optional year or date column.
     pub time: Option<String>,
-    /// Optional ground-truth label column.
     pub label: Option<String>,
-    /// Batch name for inputs without a time column. Default: the file stem.
     pub batch: Option<String>,
-    /// Keep only rows whose column matches one of the values.
     pub filter: Option<FilterOptions>,
-    /// Keep at most this many documents from this input (after filtering), in file order.
     pub limit: Option<usize>,
 }
 
-/// `[input.filter]`: keep rows whose `column` is one of `values`.
+/// `[input.filter]`: [`FilterSpec`](crate::ingest::FilterSpec) as the file writes it (both keys
+/// are required).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct FilterOptions {

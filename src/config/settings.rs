@@ -1,21 +1,24 @@
 //! Resolved, validated settings: every stage's parameters, built from the pipeline file.
 //!
-//! `Settings::resolve` maps each key of the file onto the parameters of the stage it governs.
-//! The defaults live in the stages (`TokenizerParams::new`, `ClusterParams::new`, ...) and so do
-//! the rules (each `check()`); this file only names keys, turns strings into the stages' enums
-//! and resolves paths. The whole struct is written to `run.json`, so a report says exactly how
-//! it was made.
+//! `Settings::resolve` maps each key of the file onto the parameters of the stage it governs,
+//! one function per section of the file (in [`super::sections`]). The defaults live in the stages
+//! (`TokenizerParams::new`, `ClusterParams::new`, ...) and so do the rules: each stage's
+//! `check()` runs once, here, and `Settings` carries the checked parameters it yields
+//! (`ClusterValidParams`, ...), which the stages take. This file only names keys, turns strings
+//! into the stages' enums and resolves paths. The whole struct is written to `run.json`, so a
+//! report says exactly how it was made.
 
-use super::options::{InputOptions, KOption, Options};
+use super::options::Options;
+use super::sections;
 use crate::chart::{ChartError, ChartStyle};
-use crate::cluster::{self, ClusterError, ClusterParams, KChoice};
-use crate::describe::names::{self, Names, NamesError};
-use crate::describe::{DescribeParams, DescribeParamsError};
-use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUnit};
-use crate::reduce::{self, ReduceError, ReduceMethod, ReduceParams};
+use crate::cluster::{ClusterError, ClusterValidParams};
+use crate::describe::names::{Names, NamesError};
+use crate::describe::{DescribeParamsError, DescribeValidParams};
+use crate::ingest::{InputSpec, OnBadDocument, PeriodUnit};
+use crate::reduce::{ReduceError, ReduceValidParams};
 use crate::tables::OutputFormat;
-use crate::tokenize::{StopWordList, TokenizerParams, TokenizerParamsError};
-use crate::vectorize::{Norm, TfIdfError, TfIdfParams};
+use crate::tokenize::{TokenizerParamsError, TokenizerValidParams};
+use crate::vectorize::{TfIdfError, TfIdfValidParams};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -29,11 +32,11 @@ pub struct Settings {
     pub name: String,
     pub title: String,
     pub inputs: Vec<InputSpec>,
-    pub tokenize: TokenizerParams,
-    pub tfidf: TfIdfParams,
-    pub reduce: ReduceParams,
-    pub cluster: ClusterParams,
-    pub describe: DescribeParams,
+    pub tokenize: TokenizerValidParams,
+    pub tfidf: TfIdfValidParams,
+    pub reduce: ReduceValidParams,
+    pub cluster: ClusterValidParams,
+    pub describe: DescribeValidParams,
     /// Curated topic names (`[describe] names`), when the pipeline names a file.
     pub names: Option<TopicNames>,
     pub trends: TrendsSettings,
@@ -142,264 +145,28 @@ pub enum SettingsError {
     Charts(#[from] ChartError),
 }
 
-/// Reads an enumerated value, or says which values the key takes.
-fn choice<T>(
-    key: &str,
-    value: Option<String>,
-    default: T,
-    parse: impl Fn(&str) -> Option<T>,
-    expected: &'static str,
-) -> Result<T, SettingsError> {
-    match value {
-        None => Ok(default),
-        Some(v) => parse(&v).ok_or(SettingsError::BadChoice {
-            key: key.into(),
-            value: v,
-            expected,
-        }),
-    }
-}
-
 impl Settings {
-    /// Fills in defaults and checks every rule.
+    /// Fills in defaults and checks every rule, section by section in the order of the file.
     pub fn resolve(o: Options, pipeline: &Path) -> Result<Settings, SettingsError> {
         let base = pipeline.parent().unwrap_or(Path::new(""));
-        let name = match o.name {
-            Some(n) => n,
-            None => pipeline
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("pipeline")
-                .to_string(),
-        };
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            return Err(SettingsError::BadName(name));
-        }
+        let name = sections::name(o.name, pipeline)?;
         let title = o.title.unwrap_or_else(|| name.clone());
-        if o.input.is_empty() {
-            return Err(SettingsError::NoInput);
-        }
-        let inputs = o
-            .input
-            .into_iter()
-            .enumerate()
-            .map(|(i, inp)| resolve_input(i, inp, base))
-            .collect::<Result<Vec<_>, _>>()?;
-
+        let inputs = sections::inputs(o.input, base)?;
         let t = o.tokenize.unwrap_or_default();
-        let mut tokenize = TokenizerParams::new();
-        if let Some(language) = &t.language {
-            tokenize = tokenize.language(language);
-        }
-        if let Some(list) = t.stop_words {
-            let list = choice(
-                "tokenize.stop-words",
-                Some(list),
-                StopWordList::English,
-                StopWordList::from_name,
-                "\"english\" or \"none\"",
-            )?;
-            tokenize = tokenize.stop_words(list);
-        }
-        let defaults = TokenizerParams::new();
-        let tokenize = tokenize
-            .stem(t.stem.unwrap_or(defaults.stem))
-            .extra_stop_words(t.extra_stop_words.unwrap_or_default())
-            .min_length(t.min_length.unwrap_or(defaults.min_length))
-            .max_length(t.max_length.unwrap_or(defaults.max_length))
-            .check()?;
-
-        let f = o.tfidf.unwrap_or_default();
-        let mut tfidf = TfIdfParams::new()
-            .min_df(t.min_df)
-            .max_features(t.max_features);
-        if let Some(v) = t.max_df {
-            tfidf = tfidf.max_df(v);
-        }
-        if let Some(v) = t.ngram_range {
-            tfidf = tfidf.ngram_range(v);
-        }
-        if let Some(v) = f.sublinear_tf {
-            tfidf = tfidf.sublinear_tf(v);
-        }
-        if let Some(v) = f.smooth_idf {
-            tfidf = tfidf.smooth_idf(v);
-        }
-        let norm = choice(
-            "tfidf.norm",
-            f.norm,
-            Norm::L2,
-            Norm::from_name,
-            "l2, l1 or none",
-        )?;
-        let tfidf = tfidf.norm(norm).check()?;
-
+        let tokenize = sections::tokenize(&t)?;
+        let tfidf = sections::tfidf(&t, o.tfidf.unwrap_or_default())?;
         let c = o.cluster.unwrap_or_default();
-        let defaults = ClusterParams::new();
-        let (k_min, k_max) = (
-            c.k_min.unwrap_or(cluster::DEFAULT_K_RANGE.0),
-            c.k_max.unwrap_or(cluster::DEFAULT_K_RANGE.1),
-        );
-        let k = match c.k {
-            None => KChoice::Auto { k_min, k_max },
-            Some(KOption::Named(s)) if s == "auto" => KChoice::Auto { k_min, k_max },
-            Some(KOption::Named(s)) => {
-                return Err(SettingsError::BadChoice {
-                    key: "cluster.k".into(),
-                    value: s,
-                    expected: "a number or \"auto\"",
-                })
-            }
-            Some(KOption::Fixed(k)) if k <= 0 => return Err(ClusterError::ZeroK.into()),
-            Some(KOption::Fixed(k)) => KChoice::Fixed { k: k as usize },
-        };
-
-        let r = o.reduce.unwrap_or_default();
-        let method = choice(
-            "reduce.method",
-            r.method,
-            ReduceMethod::Lsa,
-            |s| s.parse().ok(),
-            "none, lsa or random-projection",
-        )?;
-        if r.dims == Some(0) {
-            return Err(ReduceError::ZeroDims.into());
-        }
-        let seed = c.seed.unwrap_or(defaults.seed);
-        // Reduced dimensions default to five per topic (k-max when k is automatic), and are
-        // lowered to what a small corpus can give.
-        let reduce = ReduceParams::new()
-            .method(method)
-            .dims(r.dims.unwrap_or_else(|| reduce::dims_for_topics(k.max_k())))
-            .n_iter(r.n_iter)
-            .seed(seed)
-            .cap_dims(true);
-        reduce.clone().check()?;
-
-        let cluster = ClusterParams {
-            k,
-            seed,
-            runs: c.runs,
-            max_iter: c.max_iter.unwrap_or(defaults.max_iter),
-            tolerance: c.tolerance.unwrap_or(defaults.tolerance),
-            minibatch_above: c.minibatch_above.unwrap_or(defaults.minibatch_above),
-            silhouette_sample: c.silhouette_sample.unwrap_or(defaults.silhouette_sample),
-            // The refinement works on the TF-IDF vectors: without a reduction, k-means already
-            // ran on them, so there is nothing to refine.
-            refine_iter: if method == ReduceMethod::None {
-                0
-            } else {
-                c.refine_iter.unwrap_or(defaults.refine_iter)
-            },
-            fit_sample: c.fit_sample,
-        };
-        cluster.clone().check()?;
-
+        let k = sections::k_choice(&c)?;
+        // `cluster.seed` seeds the reduction too.
+        let seed = c.seed.unwrap_or(crate::cluster::DEFAULT_SEED);
+        let reduce = sections::reduce(o.reduce.unwrap_or_default(), k, seed)?;
+        let cluster = sections::cluster(c, k, seed, reduce.method())?;
         let d = o.describe.unwrap_or_default();
-        let defaults = DescribeParams::default();
-        let describe = DescribeParams {
-            top_terms: d.top_terms.unwrap_or(defaults.top_terms),
-            label_terms: d.label_terms.unwrap_or(defaults.label_terms),
-            phrases: d.phrases.unwrap_or(defaults.phrases),
-            representatives: d.representatives.unwrap_or(defaults.representatives),
-            reduce_frequent_words: d
-                .reduce_frequent_words
-                .unwrap_or(defaults.reduce_frequent_words),
-            min_spread: d.min_spread.unwrap_or(defaults.min_spread),
-            diversity: d.diversity.unwrap_or(defaults.diversity),
-            label_max_share: d.label_max_share.unwrap_or(defaults.label_max_share),
-            merge_to: d.merge_to,
-        }
-        .check()?;
-
-        let names = match d.names {
-            None => None,
-            Some(file) => {
-                let path = normalize(&base.join(&file));
-                let text =
-                    std::fs::read_to_string(&path).map_err(|source| SettingsError::NamesRead {
-                        path: path.clone(),
-                        source,
-                    })?;
-                let names = names::parse(&text).map_err(|source| SettingsError::Names {
-                    path: path.clone(),
-                    source,
-                })?;
-                Some(TopicNames { file, path, names })
-            }
-        };
-
-        let tr = o.trends.unwrap_or_default();
-        let trends = TrendsSettings {
-            period: choice(
-                "trends.period",
-                tr.period,
-                PeriodUnit::default(),
-                PeriodUnit::from_name,
-                "year, quarter or month",
-            )?,
-            top: tr.top.unwrap_or(8).max(1),
-        };
-
-        let ch = o.charts.unwrap_or_default();
-        let defaults = ChartStyle::default();
-        let style = ChartStyle {
-            width: ch.width.unwrap_or(defaults.width),
-            height: ch.height.unwrap_or(defaults.height),
-            scale: ch.scale.unwrap_or(defaults.scale),
-            title: title.clone(),
-        };
-        style.check()?;
-        let charts = ChartsSettings {
-            enabled: ch.enabled.unwrap_or(true),
-            style,
-        };
-
-        let out = o.output.unwrap_or_default();
-        let dir_as_written = out.dir.clone().unwrap_or_else(|| format!("output/{name}"));
-        let dir = match &out.dir {
-            Some(d) => normalize(&base.join(d)),
-            None => PathBuf::from("output").join(&name),
-        };
-        let on_bad_document = choice(
-            "output.on-bad-document",
-            out.on_bad_document,
-            OnBadDocument::default(),
-            OnBadDocument::from_name,
-            "skip or fail",
-        )?;
-        let formats = match out.formats {
-            None => OutputFormat::DEFAULT.to_vec(),
-            Some(names) => {
-                let mut formats: Vec<OutputFormat> = Vec::new();
-                for name in names {
-                    let f = choice(
-                        "output.formats",
-                        Some(name),
-                        OutputFormat::Csv,
-                        OutputFormat::from_name,
-                        OutputFormat::NAMES,
-                    )?;
-                    if !formats.contains(&f) {
-                        formats.push(f);
-                    }
-                }
-                if formats.is_empty() {
-                    return Err(SettingsError::NoFormats);
-                }
-                formats
-            }
-        };
-        let workbook_documents = out
-            .workbook_documents
-            .unwrap_or(crate::workbook::DEFAULT_DOCUMENTS);
-        if !(1..=crate::workbook::MAX_ROWS).contains(&workbook_documents) {
-            return Err(SettingsError::WorkbookDocuments(workbook_documents));
-        }
+        let describe = sections::describe(&d)?;
+        let names = sections::names(d.names, base)?;
+        let trends = sections::trends(o.trends.unwrap_or_default())?;
+        let charts = sections::charts(o.charts.unwrap_or_default(), &title)?;
+        let output = sections::output(o.output.unwrap_or_default(), &name, base)?;
         Ok(Settings {
             pipeline: pipeline.to_path_buf(),
             name,
@@ -413,19 +180,7 @@ impl Settings {
             names,
             trends,
             charts,
-            output: OutputSettings {
-                previous_as_written: out.previous.clone(),
-                dir_as_written,
-                previous: match out.previous.as_deref() {
-                    Some("none") => None,
-                    Some(p) => Some(normalize(&base.join(p))),
-                    None => Some(dir.join("latest")),
-                },
-                dir,
-                on_bad_document,
-                formats,
-                workbook_documents,
-            },
+            output,
         })
     }
 }
@@ -457,60 +212,13 @@ pub fn normalize(path: &Path) -> PathBuf {
     }
 }
 
-fn resolve_input(i: usize, o: InputOptions, base: &Path) -> Result<InputSpec, SettingsError> {
-    let pattern = o.path.ok_or_else(|| SettingsError::Missing {
-        key: format!("input[{i}].path"),
-        why: "every [[input]] needs a path",
-    })?;
-    let format = match o.format {
-        None => None,
-        Some(f) => Some(choice(
-            &format!("input[{i}].format"),
-            Some(f),
-            InputFormat::Csv,
-            InputFormat::from_name,
-            InputFormat::NAMES,
-        )?),
-    };
-    if o.text.as_ref().is_some_and(Vec::is_empty) {
-        return Err(SettingsError::NoTextColumns(i));
-    }
-    let filter = match o.filter {
-        None => None,
-        Some(f) => Some(FilterSpec {
-            column: f.column.ok_or_else(|| SettingsError::Missing {
-                key: format!("input[{i}].filter.column"),
-                why: "a filter keeps the rows whose column holds one of its values",
-            })?,
-            values: f.values.ok_or_else(|| SettingsError::Missing {
-                key: format!("input[{i}].filter.values"),
-                why: "a filter keeps the rows whose column holds one of its values",
-            })?,
-        }),
-    };
-    if format == Some(InputFormat::PaperList)
-        && (o.text.is_some() || o.id.is_some() || o.time.is_some() || o.label.is_some())
-    {
-        return Err(SettingsError::ColumnsOfPaperList(i));
-    }
-    Ok(InputSpec {
-        resolved: normalize(&base.join(&pattern)),
-        pattern,
-        format,
-        text: o.text,
-        id: o.id,
-        title: o.title,
-        time: o.time,
-        label: o.label,
-        batch: o.batch,
-        filter,
-        limit: o.limit,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::ClusterParams;
+    use crate::describe::DescribeParams;
+    use crate::reduce::ReduceParams;
+    use crate::tokenize::TokenizerParams;
 
     fn resolve(toml: &str) -> Result<Settings, SettingsError> {
         let o: Options = toml::from_str(toml).unwrap();
@@ -534,15 +242,20 @@ mod tests {
     #[test]
     fn defaults_come_from_the_stages() {
         let s = resolve("[[input]]\npath = \"a.csv\"\n").unwrap();
-        assert_eq!(s.tokenize, TokenizerParams::new());
-        assert_eq!(s.cluster, ClusterParams::new());
-        assert_eq!(s.describe, DescribeParams::default());
+        assert_eq!(s.tokenize, TokenizerParams::new().check().unwrap());
+        assert_eq!(s.cluster, ClusterParams::new().check().unwrap());
+        assert_eq!(s.describe, DescribeParams::new().check().unwrap());
         assert_eq!(s.inputs[0].resolved, PathBuf::from("pipelines/a.csv"));
         assert_eq!(s.output.dir, PathBuf::from("output/p"));
         // k is automatic up to 20, so the reduction is sized for 20 topics.
         assert_eq!(
             s.reduce,
-            ReduceParams::new().dims(100).seed(42).cap_dims(true)
+            ReduceParams::new()
+                .dims(100)
+                .seed(42)
+                .cap_dims(true)
+                .check()
+                .unwrap()
         );
     }
 
@@ -574,6 +287,6 @@ mod tests {
     #[test]
     fn no_reduction_means_no_refinement() {
         let s = resolve("[[input]]\npath = \"a.csv\"\n[reduce]\nmethod = \"none\"\n").unwrap();
-        assert_eq!(s.cluster.refine_iter, 0);
+        assert_eq!(s.cluster.refine_iter(), 0);
     }
 }

@@ -9,7 +9,7 @@
 //! computes the same tables with `groupBy` from per-document rows.
 
 use super::ctfidf::{self, ClassTable, TermRules, TermVectors};
-use super::{DescribeParams, Topic, TopicSummary};
+use super::{DescribeValidParams, Topic, TopicSummary};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -210,7 +210,7 @@ fn closer(a: (f32, &str), b: (f32, &str)) -> bool {
 pub fn describe_sums(
     agg: &Aggregates,
     features: &[(&str, &str)],
-    params: &DescribeParams,
+    params: &DescribeValidParams,
     term_vectors: Option<ndarray::ArrayView2<f32>>,
 ) -> TopicSummary {
     let k = agg.k();
@@ -259,14 +259,14 @@ pub fn describe_sums(
             })
             .collect(),
         units,
-        damping: params.reduce_frequent_words,
+        damping: params.reduce_frequent_words(),
     };
     let rules = TermRules {
-        top: params.top_terms,
+        top: params.top_terms(),
         phrases: false,
-        damping: params.reduce_frequent_words,
-        min_spread: params.min_spread,
-        diversity: params.diversity,
+        damping: params.reduce_frequent_words(),
+        min_spread: params.min_spread(),
+        diversity: params.diversity(),
     };
     let row: Vec<u32> = (0..features.len() as u32).collect();
     let vectors = term_vectors.as_ref().map(|v| TermVectors {
@@ -287,7 +287,7 @@ pub fn describe_sums(
                 parts.join(", ")
             };
             let reps = agg.representatives[c].len();
-            let shown = reps.min(params.representatives);
+            let shown = reps.min(params.representatives());
             let representatives = (first..first + shown).collect();
             first += reps;
             Topic {

@@ -876,7 +876,9 @@ mod tests {
     fn corpus(texts: &[String]) -> TokenizedCorpus {
         let p = TokenizerParams::new()
             .stem(false)
-            .stop_words(StopWordList::None);
+            .stop_words(StopWordList::None)
+            .check()
+            .unwrap();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         TokenizedCorpus::build_texts(&refs, &Analyzer::new(&p))
     }

@@ -17,30 +17,27 @@ use crate::tokenize::TokenizedCorpus;
 use crate::vectorize::TfIdf;
 pub use ctfidf::WeightedTerm;
 
-/// Settings of the describe stage. Defaults: 10 top terms, 3 label terms, phrases on, 3
-/// representative documents, frequent-word damping on, spread 2%, diversity 0.3, label terms
-/// found in at most 20% of all documents.
+/// The describe stage's parameters, a builder (linfa style: defaults in
+/// [`DescribeParams::new`], rules in [`DescribeParams::check`]).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DescribeParams {
-    /// Top terms listed per topic (at least `label_terms`).
-    pub top_terms: usize,
-    /// Terms joined into a label: 1, 2 or 3.
-    pub label_terms: usize,
-    /// Bigram and trigram phrases in labels and terms.
-    pub phrases: bool,
-    /// Representative documents per topic.
-    pub representatives: usize,
-    /// `sqrt` of the term frequency in c-TF-IDF (BERTopic's reduce_frequent_words).
-    pub reduce_frequent_words: bool,
-    /// Least share of a topic's documents a term must occur in (0 to 1).
-    pub min_spread: f64,
-    /// Diversity of the top terms (maximal marginal relevance weight, 0 to 1).
-    pub diversity: f64,
-    /// Label terms must be found in at most this share of all documents (0 to 1).
-    pub label_max_share: f64,
-    /// Report this many topics, merged along the topic hierarchy (`None`: every topic).
-    pub merge_to: Option<usize>,
+    top_terms: usize,
+    label_terms: usize,
+    phrases: bool,
+    representatives: usize,
+    reduce_frequent_words: bool,
+    min_spread: f64,
+    diversity: f64,
+    label_max_share: f64,
+    merge_to: Option<usize>,
 }
+
+/// Checked describe parameters, what [`describe`] and
+/// [`describe_sums`](aggregate::describe_sums) take. Serialized into `run.json` as the
+/// pipeline's `describe` settings.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(transparent)]
+pub struct DescribeValidParams(DescribeParams);
 
 /// A broken rule of [`DescribeParams`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -62,8 +59,71 @@ pub enum DescribeParamsError {
 }
 
 impl DescribeParams {
+    /// Defaults: 10 top terms, 3 label terms, phrases on, 3 representative documents,
+    /// frequent-word damping on, spread 2%, diversity 0.3, label terms found in at most 20% of
+    /// all documents, every topic reported (no merge).
+    pub fn new() -> Self {
+        let rules = ctfidf::TermRules::default();
+        DescribeParams {
+            top_terms: rules.top,
+            label_terms: 3,
+            phrases: rules.phrases,
+            representatives: 3,
+            reduce_frequent_words: rules.damping,
+            min_spread: rules.min_spread,
+            diversity: rules.diversity,
+            label_max_share: 0.2,
+            merge_to: None,
+        }
+    }
+    /// Top terms listed per topic (raised to `label_terms` when smaller).
+    pub fn top_terms(mut self, n: usize) -> Self {
+        self.top_terms = n;
+        self
+    }
+    /// Terms joined into a label: 1, 2 or 3.
+    pub fn label_terms(mut self, n: usize) -> Self {
+        self.label_terms = n;
+        self
+    }
+    /// Bigram and trigram phrases in labels and terms.
+    pub fn phrases(mut self, on: bool) -> Self {
+        self.phrases = on;
+        self
+    }
+    /// Representative documents per topic.
+    pub fn representatives(mut self, n: usize) -> Self {
+        self.representatives = n;
+        self
+    }
+    /// `sqrt` of the term frequency in c-TF-IDF (BERTopic's reduce_frequent_words).
+    pub fn reduce_frequent_words(mut self, on: bool) -> Self {
+        self.reduce_frequent_words = on;
+        self
+    }
+    /// Least share of a topic's documents a term must occur in (0 to 1).
+    pub fn min_spread(mut self, share: f64) -> Self {
+        self.min_spread = share;
+        self
+    }
+    /// Diversity of the top terms (maximal marginal relevance weight, 0 to 1).
+    pub fn diversity(mut self, weight: f64) -> Self {
+        self.diversity = weight;
+        self
+    }
+    /// Label terms must be found in at most this share of all documents (0 to 1).
+    pub fn label_max_share(mut self, share: f64) -> Self {
+        self.label_max_share = share;
+        self
+    }
+    /// Report this many topics, merged along the topic hierarchy (`None`: every topic).
+    pub fn merge_to(mut self, n: Option<usize>) -> Self {
+        self.merge_to = n;
+        self
+    }
+
     /// Checks the rules; `top_terms` is raised to `label_terms` when it is smaller.
-    pub fn check(mut self) -> Result<Self, DescribeParamsError> {
+    pub fn check(mut self) -> Result<DescribeValidParams, DescribeParamsError> {
         if !(1..=3).contains(&self.label_terms) {
             return Err(DescribeParamsError::LabelTerms(self.label_terms));
         }
@@ -80,24 +140,52 @@ impl DescribeParams {
             return Err(DescribeParamsError::MergeToZero);
         }
         self.top_terms = self.top_terms.max(self.label_terms);
-        Ok(self)
+        Ok(DescribeValidParams(self))
     }
 }
 
 impl Default for DescribeParams {
     fn default() -> Self {
-        let rules = ctfidf::TermRules::default();
-        DescribeParams {
-            top_terms: rules.top,
-            label_terms: 3,
-            phrases: rules.phrases,
-            representatives: 3,
-            reduce_frequent_words: rules.damping,
-            min_spread: rules.min_spread,
-            diversity: rules.diversity,
-            label_max_share: 0.2,
-            merge_to: None,
-        }
+        Self::new()
+    }
+}
+
+impl DescribeValidParams {
+    /// Top terms listed per topic (at least `label_terms`).
+    pub fn top_terms(&self) -> usize {
+        self.0.top_terms
+    }
+    /// Terms joined into a label: 1, 2 or 3.
+    pub fn label_terms(&self) -> usize {
+        self.0.label_terms
+    }
+    /// Bigram and trigram phrases in labels and terms.
+    pub fn phrases(&self) -> bool {
+        self.0.phrases
+    }
+    /// Representative documents per topic.
+    pub fn representatives(&self) -> usize {
+        self.0.representatives
+    }
+    /// `sqrt` of the term frequency in c-TF-IDF.
+    pub fn reduce_frequent_words(&self) -> bool {
+        self.0.reduce_frequent_words
+    }
+    /// Least share of a topic's documents a term must occur in.
+    pub fn min_spread(&self) -> f64 {
+        self.0.min_spread
+    }
+    /// Diversity of the top terms.
+    pub fn diversity(&self) -> f64 {
+        self.0.diversity
+    }
+    /// Label terms must be found in at most this share of all documents.
+    pub fn label_max_share(&self) -> f64 {
+        self.0.label_max_share
+    }
+    /// Report this many topics, merged along the topic hierarchy (`None`: every topic).
+    pub fn merge_to(&self) -> Option<usize> {
+        self.0.merge_to
     }
 }
 
@@ -138,7 +226,7 @@ pub const LABEL_LIFT: f64 = 3.0;
 /// `label_max_share` of all documents) and whole (a phrase without stop words inside), at most
 /// `label_terms`; a topic none of whose terms is distinctive keeps its best whole terms. A word
 /// found in a fifth of all abstracts ("model", "learning") names no topic in particular.
-fn label_terms<'a>(terms: &'a [WeightedTerm], params: &DescribeParams) -> Vec<&'a str> {
+fn label_terms<'a>(terms: &'a [WeightedTerm], params: &DescribeValidParams) -> Vec<&'a str> {
     let whole =
         |t: &&WeightedTerm| !t.text.contains(' ') || t.stems.len() == t.text.split(' ').count();
     let pick = |distinctive: bool| -> Vec<&'a str> {
@@ -146,9 +234,9 @@ fn label_terms<'a>(terms: &'a [WeightedTerm], params: &DescribeParams) -> Vec<&'
             .iter()
             .filter(whole)
             .filter(|t| {
-                !distinctive || t.corpus_share <= params.label_max_share || t.lift >= LABEL_LIFT
+                !distinctive || t.corpus_share <= params.label_max_share() || t.lift >= LABEL_LIFT
             })
-            .take(params.label_terms)
+            .take(params.label_terms())
             .map(|t| t.text.as_str())
             .collect()
     };
@@ -165,7 +253,7 @@ pub fn describe(
     tc: &TokenizedCorpus,
     tfidf: &TfIdf,
     clustering: &Clustering,
-    params: &DescribeParams,
+    params: &DescribeValidParams,
     term_vectors: Option<ndarray::ArrayView2<f32>>,
 ) -> TopicSummary {
     let k = clustering.k();
@@ -184,11 +272,11 @@ pub fn describe(
         }
     }
     let rules = ctfidf::TermRules {
-        top: params.top_terms,
-        phrases: params.phrases,
-        damping: params.reduce_frequent_words,
-        min_spread: params.min_spread,
-        diversity: params.diversity,
+        top: params.top_terms(),
+        phrases: params.phrases(),
+        damping: params.reduce_frequent_words(),
+        min_spread: params.min_spread(),
+        diversity: params.diversity(),
     };
     let vectors = term_vectors.as_ref().map(|v| ctfidf::TermVectors {
         row: &row,
@@ -218,7 +306,7 @@ pub fn describe(
             };
             let mut reps = members[id].clone();
             reps.sort_by(|&a, &b| distances[a].total_cmp(&distances[b]).then(a.cmp(&b)));
-            reps.truncate(params.representatives);
+            reps.truncate(params.representatives());
             Topic {
                 id,
                 auto_label: label.clone(),
@@ -263,7 +351,7 @@ mod tests {
 
     #[test]
     fn labels_skip_generic_words_unless_the_topic_owns_them() {
-        let p = DescribeParams::default();
+        let p = DescribeParams::new().check().unwrap();
         let terms = vec![
             term("model", 1, 0.45, 1.2),
             term("llms", 1, 0.25, 3.4),

@@ -55,10 +55,6 @@ impl InputFormat {
         })
     }
 
-    pub fn is_table(self) -> bool {
-        self != Self::PaperList
-    }
-
     /// The name as a pipeline file writes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -79,30 +75,35 @@ impl fmt::Display for InputFormat {
     }
 }
 
-/// One input: a file or a glob, and how to read its rows.
+/// One input: a file or a glob, and how to read its rows. This is also what a pipeline file's
+/// `[[input]]` keys mean (the same names, kebab-case; `path` is `pattern`): the configuration's
+/// `InputOptions` only reads them. A paper list has no columns: `text`, `id`, `time` and `label`
+/// are for tables.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InputSpec {
-    /// The path or glob as written in the pipeline file (or on the command line).
+    /// The path or glob as written in the pipeline file (relative to it) or on the command line.
     pub pattern: String,
     /// The same, resolved against the pipeline file's folder (where it is read; machine
     /// specific, so left out of `run.json`).
     #[serde(skip)]
     pub resolved: PathBuf,
-    /// `None`: inferred per file from its extension.
+    /// `paper-list`, `csv`, `tsv`, `parquet`, `json`, `ndjson` (or `jsonl`) or `arrow`. `None`:
+    /// inferred per file from its extension (`.txt` and `.md` are paper lists).
     pub format: Option<InputFormat>,
     /// Table columns joined (with a space) into the text. Default: `title` + `abstract` when
     /// both exist, else `abstract`, else `text`.
     pub text: Option<Vec<String>>,
     /// Id column. Default: `<file-stem>:<row>`.
     pub id: Option<String>,
-    /// Title column. Default: `title` when the table has one.
+    /// Title column (shown in reports). Default: `title` when the table has one.
     pub title: Option<String>,
     /// Year or date column.
     pub time: Option<String>,
     /// Ground-truth label column.
     pub label: Option<String>,
-    /// Period of inputs without a time column. Default: the file stem.
+    /// Batch name (the period) of inputs without a time column. Default: the file stem.
     pub batch: Option<String>,
+    /// Keep only the rows whose column holds one of the values (applied before `limit`).
     pub filter: Option<FilterSpec>,
     /// At most this many documents from this input (after filtering), in file order.
     pub limit: Option<usize>,
@@ -142,7 +143,7 @@ impl InputSpec {
     }
 }
 
-/// Keep rows whose `column` is one of `values`.
+/// `[input.filter]`: keep only the rows whose `column` holds one of `values`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FilterSpec {
     pub column: String,

@@ -15,8 +15,8 @@
 use crate::cluster::Clustering;
 use crate::describe::matching::{PreviousTopics, TopicFingerprint};
 use crate::reduce::Reducer;
-use crate::tokenize::TokenizerParams;
-use crate::vectorize::{Norm, TfIdf, TfIdfParams};
+use crate::tokenize::TokenizerValidParams;
+use crate::vectorize::{Norm, TfIdf, TfIdfError, TfIdfParams, TfIdfValidParams};
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -37,7 +37,8 @@ pub struct SavedModel {
     /// The pipeline's name and title.
     pub name: String,
     pub title: String,
-    pub tokenize: TokenizerParams,
+    /// Checked when the model is read.
+    pub tokenize: TokenizerValidParams,
     pub ngram_range: [usize; 2],
     pub sublinear_tf: bool,
     pub smooth_idf: bool,
@@ -153,7 +154,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub struct ModelMeta<'a> {
     pub name: &'a str,
     pub title: &'a str,
-    pub tokenizer: &'a TokenizerParams,
+    pub tokenizer: &'a TokenizerValidParams,
 }
 
 impl SavedModel {
@@ -261,16 +262,29 @@ impl SavedModel {
                 ));
             }
         }
+        if model.weighting().is_err() {
+            return Err(bad(
+                "ngram_range must be [min, max] with 1 <= min <= max <= 3",
+            ));
+        }
         Ok(model)
+    }
+
+    /// The TF-IDF weighting the fit used, checked.
+    fn weighting(&self) -> Result<TfIdfValidParams, TfIdfError> {
+        TfIdfParams::new()
+            .ngram_range(self.ngram_range)
+            .sublinear_tf(self.sublinear_tf)
+            .smooth_idf(self.smooth_idf)
+            .norm(self.norm)
+            .check()
     }
 
     /// The TF-IDF model, ready to `transform`.
     pub fn tfidf(&self) -> TfIdf {
-        let params = TfIdfParams::new()
-            .ngram_range(self.ngram_range)
-            .sublinear_tf(self.sublinear_tf)
-            .smooth_idf(self.smooth_idf)
-            .norm(self.norm);
+        let params = self
+            .weighting()
+            .expect("a fit's weighting, checked when the model is read");
         TfIdf::from_saved(
             params,
             self.stems.clone(),

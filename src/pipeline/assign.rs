@@ -1,22 +1,22 @@
-//! Assign: new documents into a saved model's topics, without refitting.
+//! `topicmap assign`: new documents into a saved model's topics, without refitting.
 //!
-//! The documents go through the same preparation as a fit (ingest, clean, the model's own
-//! tokenizer), then the model's TF-IDF, reduction and centroids ([`place`]). Documents sharing
-//! no word with the model's vocabulary are left out and listed. The same [`place`] serves
-//! `topicmap assign` on files, on an Arrow stream (an engine's partition), and each chunk of a
-//! streaming run.
+//! The documents come from files or, as an Arrow IPC stream, from stdin (an engine's
+//! partition); they are prepared as a fit prepares its own and placed into the model's topics
+//! ([`super::place`]). The batch goes to a folder (the documents and trend tables, `run.json`,
+//! and with `--aggregates` the sums `topicmap report` reads), or as the documents table in an
+//! Arrow stream to stdout.
 
-use super::prepare::{self, LeftOut, Prepared};
-use super::PipelineError;
-use crate::cluster::Clustering;
-use crate::describe::aggregate::{Aggregates, Assigned};
+use super::place::{self, Placed, Placer};
+use super::report_folder::stamp;
+use super::{prepare, run_info, table_error, PipelineError, RunOutcome};
 use crate::describe::trends::{self, Trends};
-use crate::describe::{Topic, TopicSummary};
+use crate::describe::TopicSummary;
 use crate::ingest::{Corpus, InputSpec, OnBadDocument, PeriodUnit};
 use crate::model::SavedModel;
 use crate::progress::Progress;
-use crate::vectorize::TfIdf;
-use ndarray::Array2;
+use crate::staging::{Destination, Staging};
+use crate::tables::{self, aggregates, frames, OutputFormat};
+use chrono::{DateTime, Utc};
 use std::path::{Path, PathBuf};
 
 /// What `topicmap assign` was asked to do.
@@ -46,168 +46,201 @@ pub struct StreamInput {
 /// Where `topicmap assign` writes.
 #[derive(Debug, Clone)]
 pub enum AssignOutput {
-    /// A folder: `documents` and the trend tables in `formats` (CSV, Parquet), `run.json`, and
-    /// with `aggregates`, the sums (`aggregates/`, keeping that many representatives per topic).
-    /// `dir: None`: a dated folder beside the model's (see [`default_root`]).
-    Dir {
-        dir: Option<PathBuf>,
-        formats: Vec<crate::tables::OutputFormat>,
-        aggregates: Option<usize>,
-    },
+    /// A folder (see [`AssignFolder`]).
+    Dir(AssignFolder),
     /// The documents table as an Arrow IPC stream on stdout; with `emit_terms`, each row's
     /// feature counts too, and a row per skipped document (see `tables::documents_with_terms`).
     Arrow { emit_terms: bool },
 }
 
-/// A saved model made ready to place documents: its TF-IDF, centroids and outlier floors built
-/// once, for every batch.
-#[derive(Debug)]
-pub struct Placer {
-    pub model: SavedModel,
-    tfidf: TfIdf,
-    centroids: Array2<f32>,
-    term_centroids: Option<Array2<f32>>,
-    floors: Vec<f64>,
+/// The folder `topicmap assign` writes: `documents` and the trend tables in `formats` (CSV,
+/// Parquet), `run.json`, and with `aggregates`, the sums (`aggregates/`, keeping that many
+/// representatives per topic).
+#[derive(Debug, Clone)]
+pub struct AssignFolder {
+    /// `None`: a dated folder beside the model's (see [`default_root`]).
+    pub dir: Option<PathBuf>,
+    pub formats: Vec<OutputFormat>,
+    pub aggregates: Option<usize>,
 }
 
-impl Placer {
-    pub fn new(model: SavedModel) -> Placer {
-        Placer {
-            tfidf: model.tfidf(),
-            centroids: model.centroid_matrix(),
-            term_centroids: model.term_centroid_matrix(),
-            floors: model.outlier_floors(),
-            model,
-        }
-    }
-
-    /// The model's topics (ids and labels) with a batch's `sizes` and `outliers` (by topic
-    /// index).
-    pub fn summary(&self, sizes: &[usize], outliers: &[usize]) -> TopicSummary {
-        let n: usize = sizes.iter().sum();
-        TopicSummary {
-            topics: self
-                .model
-                .topics
-                .iter()
-                .enumerate()
-                .map(|(index, t)| Topic {
-                    id: t.id,
-                    label: t.label.clone(),
-                    auto_label: t.auto_label.clone().unwrap_or_else(|| t.label.clone()),
-                    size: sizes[index],
-                    share: sizes[index] as f64 / n.max(1) as f64,
-                    terms: Vec::new(),
-                    representatives: Vec::new(),
-                    outliers: outliers[index],
-                })
-                .collect(),
-            classes: None,
-            documents: n,
-        }
-    }
-
-    /// Empty sums over this model's topics and features.
-    pub fn aggregates(&self, keep: usize) -> Aggregates {
-        Aggregates::new(
-            self.model.topics.iter().map(|t| t.id).collect(),
-            self.tfidf.features().len(),
-            keep,
-        )
-    }
-}
-
-/// Documents placed into a model's topics.
-#[derive(Debug)]
-pub struct Placed {
-    pub corpus: Corpus,
-    pub clustering: Clustering,
-    /// Each document's `(feature, count)` of its single-word features, when asked for.
-    pub features: Option<Vec<Vec<(u32, u32)>>>,
-}
-
-impl Placed {
-    /// Adds every document to `agg` (periods bucketed by `unit`), and the skipped ones.
-    pub fn add_to(&self, agg: &mut Aggregates, unit: PeriodUnit) {
-        let features = self
-            .features
-            .as_ref()
-            .expect("placed with features for aggregates");
-        let outliers = self.clustering.outliers();
-        let sources: Vec<String> = self
-            .corpus
-            .sources
-            .iter()
-            .map(|s| s.path.display().to_string())
-            .collect();
-        for (i, d) in self.corpus.documents.iter().enumerate() {
-            let period = d.period(unit);
-            agg.add(Assigned {
-                topic: self.clustering.assignments()[i],
-                period: &period,
-                outlier: outliers[i],
-                distance: self.clustering.distances()[i],
-                doc_id: &d.id,
-                title: &crate::ingest::display_title(&self.corpus, i),
-                text: &d.text,
-                source: &sources[d.source],
-                label: d.label.as_deref(),
-                features: &features[i],
-            });
-        }
-        for s in &self.corpus.skipped {
-            agg.skip(
-                &s.file.display().to_string(),
-                s.row as u64,
-                s.reason.clone(),
-            );
-        }
-    }
-}
-
-/// Places prepared documents into the model's topics: TF-IDF, reduction, nearest centroid (in
-/// the term space for a refined model), outliers judged by the fit's floors. With `features`,
-/// each document's word counts per model feature come back too (for c-TF-IDF sums).
-pub fn place(
-    placer: &Placer,
-    mut prepared: Prepared,
-    features: bool,
-    progress: &Progress,
-) -> Result<Placed, PipelineError> {
-    let (matrix, mut counts) = if features {
-        placer.tfidf.transform_counting(&prepared.tokens)
-    } else {
-        (placer.tfidf.transform(&prepared.tokens), Vec::new())
+/// Places new documents into a saved model's topics and writes `documents` and the trend tables
+/// for the new batch into a folder (with the sums, for `--aggregates`), or the documents table
+/// as an Arrow stream on stdout.
+pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
+    let started = Utc::now();
+    let mut progress = Progress::new(opts.quiet);
+    let model_bytes = crate::model::read_bytes(&opts.model)?;
+    let placer = Placer::new(SavedModel::from_bytes(&opts.model, &model_bytes)?);
+    let corpus = match &opts.stdin {
+        None => None,
+        Some(s) => Some(read_stdin(s, opts.on_bad, &mut progress)?),
     };
-    let zero: Vec<usize> = (0..matrix.n_rows())
-        .filter(|&i| matrix.row(i).0.is_empty())
-        .collect();
-    let keep = prepared.drop_rows(&zero, LeftOut::NotInModel, progress)?;
-    let matrix = if zero.is_empty() {
-        matrix
-    } else {
-        let mut k = keep.iter();
-        counts.retain(|_| *k.next().unwrap_or(&true));
-        let rows: Vec<usize> = (0..matrix.n_rows()).filter(|&i| keep[i]).collect();
-        matrix.select_rows(&rows)
-    };
-    let vectors = placer.model.reducer.transform(&matrix)?;
-    let clustering = match &placer.term_centroids {
-        Some(terms) => Clustering::assign_terms(
-            placer.centroids.view(),
-            terms.view(),
-            vectors.view(),
-            &matrix,
-        ),
-        None => Clustering::assign(placer.centroids.view(), vectors.view()),
+    match &opts.out {
+        AssignOutput::Arrow { emit_terms } => {
+            let batch = assign_batch(&placer, opts, corpus, *emit_terms, &mut progress)?;
+            to_stdout(&batch)
+        }
+        AssignOutput::Dir(folder) => {
+            let features = folder.aggregates.is_some();
+            let batch = assign_batch(&placer, opts, corpus, features, &mut progress)?;
+            let model_sha256 = crate::model::sha256_hex(&model_bytes);
+            to_folder(
+                &placer,
+                opts,
+                folder,
+                &batch,
+                &model_sha256,
+                started,
+                &progress,
+            )
+        }
     }
-    .with_outlier_floors(placer.floors.clone());
-    let features = features.then_some(counts);
-    Ok(Placed {
-        corpus: prepared.corpus,
-        clustering,
-        features,
+}
+
+/// Reads the Arrow IPC stream on stdin into a corpus, with its warnings.
+fn read_stdin(
+    s: &StreamInput,
+    on_bad: OnBadDocument,
+    progress: &mut Progress,
+) -> Result<Corpus, PipelineError> {
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut raw).map_err(|source| {
+        crate::ingest::IngestError::Io {
+            path: "stdin".into(),
+            source,
+        }
+    })?;
+    let corpus = progress.stage(
+        "ingest",
+        |_| crate::ingest::ingest_arrow(&raw, &s.name, &s.spec, s.source_column.as_deref(), on_bad),
+        |c: &Corpus| format!("{} docs from stdin", c.len()),
+    )?;
+    for line in prepare::skipped_summary(&corpus.skipped) {
+        progress.warn(&line);
+    }
+    Ok(corpus)
+}
+
+/// Writes the batch's documents table (with each row's feature counts, when placed with them)
+/// as an Arrow IPC stream to stdout.
+fn to_stdout(batch: &Assignment) -> Result<RunOutcome, PipelineError> {
+    let p = &batch.placed;
+    let mut df = frames::documents(&p.corpus, &p.clustering, &batch.summary);
+    if let Some(features) = &p.features {
+        df = frames::documents_with_terms(df, &p.corpus, &batch.periods, features)
+            .map_err(|e| table_error("stdout", e))?;
+    }
+    let out = std::io::BufWriter::new(std::io::stdout().lock());
+    tables::arrow_stream(out, &df).map_err(|e| table_error("stdout", e))?;
+    Ok(RunOutcome {
+        dir: PathBuf::from("-"),
+        documents: p.corpus.len(),
+        k: p.clustering.k(),
+        warnings: prepare::skipped_summary(&p.corpus.skipped),
     })
+}
+
+/// Writes the batch into its folder (staged, so it appears whole): the tables, the sums when
+/// asked, and `run.json`.
+fn to_folder(
+    placer: &Placer,
+    opts: &AssignOptions,
+    folder: &AssignFolder,
+    batch: &Assignment,
+    model_sha256: &str,
+    started: DateTime<Utc>,
+    progress: &Progress,
+) -> Result<RunOutcome, PipelineError> {
+    let dest = match &folder.dir {
+        Some(dir) => Destination::Exact(dir.clone()),
+        None => Destination::History {
+            root: default_root(&opts.model, &placer.model.name),
+        },
+    };
+    let staging = Staging::begin(dest, &stamp(started))?;
+    let dir = staging.path().to_path_buf();
+    write_tables(&dir, batch, &folder.formats)?;
+    if let Some(keep) = folder.aggregates {
+        write_aggregates(&dir, placer, &batch.placed, keep, opts.period, model_sha256)?;
+    }
+    let p = &batch.placed;
+    let warnings = prepare::skipped_summary(&p.corpus.skipped);
+    run_info::write_assign(
+        &dir,
+        &opts.model,
+        &p.corpus,
+        p.clustering.sizes(),
+        started,
+        progress,
+        &warnings,
+    )?;
+    let final_dir = staging.commit()?;
+    let (n, k) = (p.corpus.len(), p.clustering.k());
+    progress.info(&format!(
+        "assigned  {n} documents to {k} topics: {}",
+        final_dir.display()
+    ));
+    Ok(RunOutcome {
+        dir: final_dir,
+        documents: n,
+        k,
+        warnings,
+    })
+}
+
+/// The batch's `documents`, `topic_trends` and `trends` tables in each of `formats` (CSV,
+/// Parquet; the workbook is a run's).
+fn write_tables(
+    dir: &Path,
+    batch: &Assignment,
+    formats: &[OutputFormat],
+) -> Result<(), PipelineError> {
+    let p = &batch.placed;
+    let documents = frames::documents(&p.corpus, &p.clustering, &batch.summary);
+    let topic_trends = frames::topic_trends(&batch.summary, &batch.trends);
+    let trends = frames::trends(&batch.summary, &batch.trends);
+    for (name, df) in [
+        ("documents", &documents),
+        ("topic_trends", &topic_trends),
+        ("trends", &trends),
+    ] {
+        for f in formats {
+            match f {
+                OutputFormat::Csv => tables::csv_file(dir, name, df)?,
+                OutputFormat::Parquet => tables::parquet_file(dir, name, df)?,
+                OutputFormat::Xlsx => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The sums of the batch (periods bucketed by `period`, `keep` representatives per topic) in
+/// `dir/aggregates`, naming the model by its sha256.
+fn write_aggregates(
+    dir: &Path,
+    placer: &Placer,
+    placed: &Placed,
+    keep: usize,
+    period: PeriodUnit,
+    model_sha256: &str,
+) -> Result<(), PipelineError> {
+    let mut agg = placer.aggregates(keep);
+    placed.add_to(&mut agg, period);
+    let sub = dir.join("aggregates");
+    std::fs::create_dir_all(&sub).map_err(|source| tables::ExportError::Io {
+        path: sub.clone(),
+        source,
+    })?;
+    let meta = aggregates::Meta {
+        format: aggregates::FORMAT.into(),
+        version: aggregates::VERSION,
+        model_sha256: model_sha256.to_string(),
+        representatives: keep,
+    };
+    aggregates::write(&sub, &agg, &meta)?;
+    Ok(())
 }
 
 /// New documents placed into saved topics.
@@ -223,7 +256,7 @@ pub struct Assignment {
 
 /// Places the documents of `corpus` (read already, e.g. from an Arrow stream; `None`: read
 /// `opts.inputs`) into `placer`'s topics, with each document's feature counts when `features`.
-pub fn assign(
+fn assign_batch(
     placer: &Placer,
     opts: &AssignOptions,
     corpus: Option<Corpus>,
@@ -235,7 +268,7 @@ pub fn assign(
         Some(c) => prepare::prepare_corpus(c, opts.on_bad, &model.tokenize, progress)?,
         None => prepare::prepare(&opts.inputs, opts.on_bad, &model.tokenize, progress)?,
     };
-    let placed = place(placer, prepared, features, progress)?;
+    let placed = place::place(placer, prepared, features, progress)?;
     let clustering = &placed.clustering;
     let summary = placer.summary(
         clustering.sizes(),

@@ -58,3 +58,12 @@ fn bad_documents(
         file.display()
     )
 }
+
+/// A table that could not be written to `path` (a file, or "stdout").
+pub(super) fn table_error(path: &str, source: polars::prelude::PolarsError) -> PipelineError {
+    crate::tables::ExportError::Table {
+        path: path.into(),
+        source,
+    }
+    .into()
+}

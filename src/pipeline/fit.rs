@@ -3,22 +3,24 @@
 //!
 //! Each stage is built from its part of the settings and takes the previous stage's output.
 //! Topic ids are matched to the previous run's here, right after the topics are described, so
-//! every later table and chart uses the stable ids.
+//! every later table and chart uses the stable ids; then the topics are named and merged as a
+//! report from sums does it ([`super::topics`]).
 
 use super::prepare::{LeftOut, Prepared};
-use super::PipelineError;
+use super::{topics, PipelineError};
+use crate::cluster::{Clustering, KSelection};
 use crate::config::Settings;
-use crate::describe::matching::{self, PreviousTopics};
+use crate::describe::matching::{self, DriftRow, PreviousTopics};
 use crate::describe::similarity;
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, TopicSummary};
-use crate::describe::{hierarchy, names};
 use crate::evaluate::{self, Metrics, Scored};
+use crate::ingest::Corpus;
 use crate::layout;
 use crate::model::SavedModel;
 use crate::progress::{thousands, Progress};
 use crate::reduce::Reducer;
-use crate::render::Analysis;
+use crate::render::{Analysis, Scope};
 use crate::vectorize::TfIdf;
 use ndarray::Array2;
 use std::path::Path;
@@ -30,142 +32,31 @@ pub fn fit(
     previous: Option<PreviousTopics>,
     progress: &mut Progress,
 ) -> Result<Analysis, PipelineError> {
-    let params = settings.tfidf.clone();
-    let mut tfidf = progress.stage(
-        "tfidf",
-        |_| params.fit(&prepared.tokens),
-        |t: &TfIdf| format!("{} features", thousands(t.features().len())),
-    )?;
-    let zero: Vec<usize> = (0..tfidf.matrix().n_rows())
-        .filter(|&i| tfidf.matrix().row(i).0.is_empty())
-        .collect();
-    if !zero.is_empty() {
-        let keep = prepared.drop_rows(&zero, LeftOut::NotInVocabulary, progress)?;
-        tfidf.retain_rows(&keep);
-    }
-
-    let reduce = settings.reduce.clone().check()?;
-    let (reducer, vectors) = progress.stage(
-        "reduce",
-        |_| reduce.fit(tfidf.matrix()),
-        |(r, _): &(Reducer, Array2<f32>)| format!("{} dims", r.dims()),
-    )?;
-
-    let cluster = settings.cluster.clone().check()?;
-    let (mut clustering, k_selection) = progress.stage(
-        "cluster",
-        |bar| {
-            cluster.fit(vectors.view(), tfidf.matrix(), |step| {
-                bar.set_message(format!("cluster: {step}"))
-            })
-        },
-        |(c, _)| match c.refine_passes() {
-            0 => format!("k = {}", c.k()),
-            1 => format!("k = {}, refined in 1 pass", c.k()),
-            p => format!("k = {}, refined in {p} passes", c.k()),
-        },
-    )?;
+    let mut tfidf = vectorize(settings, &mut prepared, progress)?;
+    let (reducer, vectors) = reduce(settings, &tfidf, progress)?;
+    let (mut clustering, k_selection) = cluster(settings, &vectors, &tfidf, progress)?;
     // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
     tfidf.release_matrix();
-
-    let mut summary = progress.stage(
-        "describe",
-        |_| {
-            let term_vectors = reducer.term_vectors();
-            Ok::<_, PipelineError>(describe::describe(
-                &prepared.tokens,
-                &tfidf,
-                &clustering,
-                &settings.describe,
-                term_vectors.as_ref().map(|v| v.view()),
-            ))
-        },
-        |s: &TopicSummary| format!("{} topics", s.topics.len()),
-    )?;
-
-    // Stable ids: keep the previous run's ids for the topics that match it.
+    let mut summary = describe(settings, &prepared, &tfidf, &clustering, &reducer, progress)?;
     let fingerprints = matching::fingerprints(&summary, &prepared.tokens);
-    let (mut drift, next_id) = match &previous {
-        Some(prev) => {
-            let m = matching::keep_ids(&mut summary, &fingerprints, prev);
-            (Some(m.drift), m.next_id)
-        }
-        None => (None, summary.topics.len()),
-    };
-    // Curated names, now that the ids are this pipeline's stable ones.
-    let mut warnings = Vec::new();
-    if let Some(n) = &settings.names {
-        for w in names::apply(&mut summary, &n.names, drift.as_mut(), next_id) {
-            progress.warn(&w);
-            warnings.push(w);
-        }
-    }
-    let tree = hierarchy::build(
-        &summary,
-        next_id,
-        settings.describe.label_terms,
-        settings.describe.label_max_share,
-    );
-    // A coarser report: topics merged along the tree; the model keeps the fitted topics.
-    let fine = merge_along_tree(
+    let (mut drift, next_id) = keep_ids(&mut summary, &fingerprints, previous.as_ref());
+    let shaped = topics::name_and_merge(
         settings,
-        tree.as_ref(),
-        &summary,
-        &clustering,
-        clustering.distances(),
+        &mut summary,
+        &mut clustering,
+        None,
+        drift.as_mut(),
+        next_id,
         progress,
-    )
-    .map(|m| m.report(&mut summary, &mut clustering).0);
+    );
     let vocabulary = prepared.tokens.terms.len();
     let periods = prepared.periods(settings.trends.period);
     let Prepared { corpus, tokens, .. } = prepared;
     drop(tokens);
-
-    let (trends, map, similarity) = progress.stage(
-        "trends",
-        |_| -> Result<_, PipelineError> {
-            let tr = trends::trends(&periods, clustering.assignments(), clustering.k());
-            let map = layout::project(
-                vectors.view(),
-                clustering.centroids().view(),
-                clustering.sizes(),
-            );
-            let sim = similarity::centroid_similarity(clustering.centroids().view());
-            Ok((tr, map, sim))
-        },
-        |(t, _, _): &(Trends, layout::Map, Vec<Vec<f64>>)| format!("{} periods", t.periods.len()),
-    )?;
-
-    let metrics = if corpus.has_label {
-        let labels: Vec<Option<&str>> = corpus
-            .documents
-            .iter()
-            .map(|d| d.label.as_deref())
-            .collect();
-        let scored = Scored {
-            assignments: clustering.assignments(),
-            k: clustering.k(),
-            inertia: clustering.inertia(),
-        };
-        Some(progress.stage(
-            "evaluate",
-            |_| {
-                evaluate::evaluate(
-                    &labels,
-                    scored,
-                    vectors.view(),
-                    settings.cluster.silhouette_sample,
-                    settings.cluster.seed,
-                )
-            },
-            |m: &Metrics| format!("V {:.3}  ARI {:.3}", m.v_measure, m.ari),
-        )?)
-    } else {
-        None
-    };
-
+    let (trends, map, similarity) = trends_and_map(&periods, &clustering, &vectors, progress)?;
+    let metrics = evaluate(settings, &corpus, &clustering, &vectors, progress)?;
     Ok(Analysis {
-        scope: crate::render::Scope::Documents,
+        scope: Scope::Documents,
         corpus,
         vocabulary,
         tfidf,
@@ -180,10 +71,170 @@ pub fn fit(
         fingerprints,
         drift,
         next_id,
-        warnings,
-        tree,
-        fine,
+        warnings: shaped.warnings,
+        tree: shaped.tree,
+        fine: shaped.fine,
     })
+}
+
+/// TF-IDF of the prepared documents; documents left without a feature (every word outside the
+/// vocabulary's bounds) are dropped from both.
+fn vectorize(
+    settings: &Settings,
+    prepared: &mut Prepared,
+    progress: &mut Progress,
+) -> Result<TfIdf, PipelineError> {
+    let mut tfidf = progress.stage(
+        "tfidf",
+        |_| settings.tfidf.fit(&prepared.tokens),
+        |t: &TfIdf| format!("{} features", thousands(t.features().len())),
+    )?;
+    let zero: Vec<usize> = (0..tfidf.matrix().n_rows())
+        .filter(|&i| tfidf.matrix().row(i).0.is_empty())
+        .collect();
+    if !zero.is_empty() {
+        let keep = prepared.drop_rows(&zero, LeftOut::NotInVocabulary, progress)?;
+        tfidf.retain_rows(&keep);
+    }
+    Ok(tfidf)
+}
+
+/// The reduction (LSA) fitted on the TF-IDF matrix, with the reduced document vectors.
+fn reduce(
+    settings: &Settings,
+    tfidf: &TfIdf,
+    progress: &mut Progress,
+) -> Result<(Reducer, Array2<f32>), PipelineError> {
+    Ok(progress.stage(
+        "reduce",
+        |_| settings.reduce.fit(tfidf.matrix()),
+        |(r, _): &(Reducer, Array2<f32>)| format!("{} dims", r.dims()),
+    )?)
+}
+
+/// k-means on the reduced vectors (k chosen when automatic), refined on the TF-IDF rows.
+fn cluster(
+    settings: &Settings,
+    vectors: &Array2<f32>,
+    tfidf: &TfIdf,
+    progress: &mut Progress,
+) -> Result<(Clustering, Option<KSelection>), PipelineError> {
+    Ok(progress.stage(
+        "cluster",
+        |bar| {
+            settings
+                .cluster
+                .fit(vectors.view(), tfidf.matrix(), |step| {
+                    bar.set_message(format!("cluster: {step}"))
+                })
+        },
+        |(c, _)| match c.refine_passes() {
+            0 => format!("k = {}", c.k()),
+            1 => format!("k = {}, refined in 1 pass", c.k()),
+            p => format!("k = {}, refined in {p} passes", c.k()),
+        },
+    )?)
+}
+
+/// The topics of `clustering` described from the documents: terms, labels, representatives.
+fn describe(
+    settings: &Settings,
+    prepared: &Prepared,
+    tfidf: &TfIdf,
+    clustering: &Clustering,
+    reducer: &Reducer,
+    progress: &mut Progress,
+) -> Result<TopicSummary, PipelineError> {
+    progress.stage(
+        "describe",
+        |_| {
+            let term_vectors = reducer.term_vectors();
+            Ok::<_, PipelineError>(describe::describe(
+                &prepared.tokens,
+                tfidf,
+                clustering,
+                &settings.describe,
+                term_vectors.as_ref().map(|v| v.view()),
+            ))
+        },
+        |s: &TopicSummary| format!("{} topics", s.topics.len()),
+    )
+}
+
+/// Stable ids: keeps the previous run's ids for the topics that match it. Returns the drift
+/// table (none on a first run) and the first id no topic has had.
+fn keep_ids(
+    summary: &mut TopicSummary,
+    fingerprints: &[Vec<(String, f64)>],
+    previous: Option<&PreviousTopics>,
+) -> (Option<Vec<DriftRow>>, usize) {
+    match previous {
+        Some(prev) => {
+            let m = matching::keep_ids(summary, fingerprints, prev);
+            (Some(m.drift), m.next_id)
+        }
+        None => (None, summary.topics.len()),
+    }
+}
+
+/// Each topic's documents by period, the document map, and the topics' similarities.
+fn trends_and_map(
+    periods: &[String],
+    clustering: &Clustering,
+    vectors: &Array2<f32>,
+    progress: &mut Progress,
+) -> Result<(Trends, layout::Map, Vec<Vec<f64>>), PipelineError> {
+    progress.stage(
+        "trends",
+        |_| -> Result<_, PipelineError> {
+            let tr = trends::trends(periods, clustering.assignments(), clustering.k());
+            let map = layout::project(
+                vectors.view(),
+                clustering.centroids().view(),
+                clustering.sizes(),
+            );
+            let sim = similarity::centroid_similarity(clustering.centroids().view());
+            Ok((tr, map, sim))
+        },
+        |(t, _, _): &(Trends, layout::Map, Vec<Vec<f64>>)| format!("{} periods", t.periods.len()),
+    )
+}
+
+/// The scores against the corpus's ground-truth labels, when it has them.
+fn evaluate(
+    settings: &Settings,
+    corpus: &Corpus,
+    clustering: &Clustering,
+    vectors: &Array2<f32>,
+    progress: &mut Progress,
+) -> Result<Option<Metrics>, PipelineError> {
+    if !corpus.has_label {
+        return Ok(None);
+    }
+    let labels: Vec<Option<&str>> = corpus
+        .documents
+        .iter()
+        .map(|d| d.label.as_deref())
+        .collect();
+    let scored = Scored {
+        assignments: clustering.assignments(),
+        k: clustering.k(),
+        inertia: clustering.inertia(),
+    };
+    let metrics = progress.stage(
+        "evaluate",
+        |_| {
+            evaluate::evaluate(
+                &labels,
+                scored,
+                vectors.view(),
+                settings.cluster.silhouette_sample(),
+                settings.cluster.seed(),
+            )
+        },
+        |m: &Metrics| format!("V {:.3}  ARI {:.3}", m.v_measure, m.ari),
+    )?;
+    Ok(Some(metrics))
 }
 
 /// The topics of the previous run, whose ids this run keeps: `[output] previous` when the
@@ -226,77 +277,4 @@ pub fn previous_topics(
         }
         Err(e) => Err(e.into()),
     }
-}
-
-/// Topics merged along the topic hierarchy, for a coarser report (see [`merge_along_tree`]).
-pub(super) struct Merged {
-    summary: TopicSummary,
-    clustering: crate::cluster::Clustering,
-    /// The fitted topic indices of each reported topic.
-    groups: Vec<Vec<usize>>,
-}
-
-impl Merged {
-    /// Makes `summary` and `clustering` the merged topics; returns the fitted ones (which the
-    /// model keeps) and the groups.
-    pub(super) fn report(
-        self,
-        summary: &mut TopicSummary,
-        clustering: &mut crate::cluster::Clustering,
-    ) -> (crate::render::FineTopics, Vec<Vec<usize>>) {
-        let fine = crate::render::FineTopics {
-            clustering: std::mem::replace(clustering, self.clustering),
-            summary: std::mem::replace(summary, self.summary),
-        };
-        (fine, self.groups)
-    }
-}
-
-/// A coarser report (`describe.merge-to = n`): the topics of `summary` and `clustering` merged
-/// along `tree` into n. `distances` are those of the documents `summary`'s representatives
-/// index. None without `merge-to`, or when it asks for no fewer topics than there are.
-pub(super) fn merge_along_tree(
-    settings: &Settings,
-    tree: Option<&hierarchy::TopicTree>,
-    summary: &TopicSummary,
-    clustering: &crate::cluster::Clustering,
-    distances: &[f32],
-    progress: &Progress,
-) -> Option<Merged> {
-    let d = &settings.describe;
-    let (n, tree) = (d.merge_to?, tree?);
-    if n >= summary.topics.len() {
-        return None;
-    }
-    let index = |id: usize| {
-        summary
-            .topics
-            .iter()
-            .position(|t| t.id == id)
-            .expect("a topic of the tree")
-    };
-    let groups: Vec<Vec<usize>> = tree
-        .cut(n)
-        .iter()
-        .map(|g| g.iter().map(|&id| index(id)).collect())
-        .collect();
-    let merged = hierarchy::merge_summary(
-        summary,
-        &groups,
-        distances,
-        d.top_terms,
-        d.label_terms,
-        d.label_max_share,
-        d.representatives,
-    );
-    progress.info(&format!(
-        "reporting {} topics, merged from {} along the topic hierarchy (describe.merge-to)",
-        merged.topics.len(),
-        summary.topics.len()
-    ));
-    Some(Merged {
-        summary: merged,
-        clustering: clustering.merge(&groups),
-        groups,
-    })
 }

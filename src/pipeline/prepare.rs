@@ -9,7 +9,7 @@ use super::PipelineError;
 use crate::clean::Cleaner;
 use crate::ingest::{self, Corpus, InputSpec, OnBadDocument, PeriodUnit, Skipped};
 use crate::progress::{thousands, Progress};
-use crate::tokenize::{Analyzer, TokenizedCorpus, TokenizerParams};
+use crate::tokenize::{Analyzer, TokenizedCorpus, TokenizerValidParams};
 use rayon::prelude::*;
 
 /// Why documents were left out: names the stage that found them unusable.
@@ -47,7 +47,7 @@ pub struct Prepared {
 pub fn prepare(
     inputs: &[InputSpec],
     on_bad: OnBadDocument,
-    tokenizer: &TokenizerParams,
+    tokenizer: &TokenizerValidParams,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
     let corpus = ingest_stage(inputs, on_bad, progress)?;
@@ -58,7 +58,7 @@ pub fn prepare(
 pub fn prepare_corpus(
     mut corpus: Corpus,
     on_bad: OnBadDocument,
-    tokenizer: &TokenizerParams,
+    tokenizer: &TokenizerValidParams,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
     progress.stage(
@@ -253,7 +253,7 @@ mod tests {
         prepare(
             &[InputSpec::file(&path)],
             on_bad,
-            &TokenizerParams::new(),
+            &crate::tokenize::TokenizerParams::new().check().unwrap(),
             &mut progress,
         )
         .unwrap()

@@ -3,19 +3,24 @@
 //! This is what `topicmap report` builds from the sums an engine (Spark) computed, and how a
 //! streaming run ends. The topics are the model's (same ids, same centroids); their sizes,
 //! terms, labels, representatives, trends and label scores come from the sums over every
-//! document, through the same describe rules as a run ([`describe_sums`]). What needs each
-//! document (the document map, silhouette, inertia, phrases) is left out.
+//! document, through the same describe rules as a run ([`describe_sums`]), then named and merged
+//! as a fit's are ([`super::topics`]). What needs each document (the document map, silhouette,
+//! inertia, phrases) is left out.
 
-use super::PipelineError;
+use super::{topics, PipelineError};
 use crate::cluster::Clustering;
 use crate::config::Settings;
-use crate::describe::aggregate::{describe_sums, Aggregates};
-use crate::describe::{hierarchy, names, similarity, trends, TopicSummary};
+use crate::describe::aggregate::{describe_sums, Aggregates, Representative};
+use crate::describe::trends::{self, Trends};
+use crate::describe::{similarity, TopicSummary};
+use crate::evaluate::Metrics;
 use crate::ingest::{Corpus, Document, InputFormat, Skipped, SourceFile};
 use crate::layout;
 use crate::model::SavedModel;
 use crate::progress::Progress;
+use crate::reduce::Reducer;
 use crate::render::{Analysis, Scope};
+use crate::vectorize::TfIdf;
 use std::path::PathBuf;
 
 /// The analysis of `agg`, the sums of documents assigned with `model`.
@@ -27,8 +32,67 @@ pub fn analysis(
 ) -> Result<Analysis, PipelineError> {
     let tfidf = model.tfidf();
     let reducer = model.reducer.clone();
-    let d = &settings.describe;
-    let mut summary = progress.stage(
+    let mut summary = describe(settings, &agg, &tfidf, &reducer, progress)?;
+    let mut clustering = Clustering::summed(
+        model.centroid_matrix(),
+        model.term_centroid_matrix(),
+        agg.sizes(),
+    );
+    let reps = agg.representative_list();
+    let distances: Vec<f32> = reps.iter().map(|r| r.distance).collect();
+    let shaped = topics::name_and_merge(
+        settings,
+        &mut summary,
+        &mut clustering,
+        Some(&distances),
+        None,
+        model.next_id,
+        progress,
+    );
+    let k = clustering.k();
+    let trends = trends_from_sums(&agg, &shaped.merged_into, k);
+    let similarity = similarity::centroid_similarity(clustering.centroids().view());
+    let metrics = metrics_from_sums(&agg, &shaped.merged_into, k)?;
+    let corpus = corpus_from_sums(&agg, &reps, trends.timed);
+    let fingerprints = model.topics.iter().map(|t| t.terms.clone()).collect();
+    let next_id = model.next_id;
+    Ok(Analysis {
+        scope: Scope::Summed {
+            model: Box::new(model),
+            documents: None,
+        },
+        corpus,
+        vocabulary: tfidf.features().len(),
+        tfidf,
+        reducer,
+        clustering,
+        k_selection: None,
+        summary,
+        trends,
+        map: layout::Map {
+            documents: Vec::new(),
+            centres: Vec::new(),
+        },
+        similarity,
+        metrics,
+        fingerprints,
+        drift: None,
+        next_id,
+        warnings: shaped.warnings,
+        tree: shaped.tree,
+        fine: shaped.fine,
+    })
+}
+
+/// The model's topics described from the sums: terms, labels and representatives.
+fn describe(
+    settings: &Settings,
+    agg: &Aggregates,
+    tfidf: &TfIdf,
+    reducer: &Reducer,
+    progress: &mut Progress,
+) -> Result<TopicSummary, PipelineError> {
+    progress.stage(
         "describe",
         |_| {
             let features: Vec<(&str, &str)> = tfidf
@@ -38,50 +102,20 @@ pub fn analysis(
                 .collect();
             let term_vectors = reducer.term_vectors();
             Ok::<_, PipelineError>(describe_sums(
-                &agg,
+                agg,
                 &features,
-                d,
+                &settings.describe,
                 term_vectors.as_ref().map(|v| v.view()),
             ))
         },
         |s: &TopicSummary| format!("{} topics from {} documents", s.topics.len(), s.documents),
-    )?;
-    let mut warnings = Vec::new();
-    if let Some(n) = &settings.names {
-        for w in names::apply(&mut summary, &n.names, None, model.next_id) {
-            progress.warn(&w);
-            warnings.push(w);
-        }
-    }
-    let sizes = agg.sizes();
-    let mut clustering = Clustering::summed(
-        model.centroid_matrix(),
-        model.term_centroid_matrix(),
-        sizes.clone(),
-    );
-    let tree = hierarchy::build(&summary, model.next_id, d.label_terms, d.label_max_share);
-    let reps = agg.representative_list();
-    let distances: Vec<f32> = reps.iter().map(|r| r.distance).collect();
-    let merged = super::fit::merge_along_tree(
-        settings,
-        tree.as_ref(),
-        &summary,
-        &clustering,
-        &distances,
-        progress,
-    );
-    // Each fitted topic's reported topic (they differ when topics are merged).
-    let mut merged_into: Vec<usize> = (0..clustering.k()).collect();
-    let fine = merged.map(|m| {
-        let (fine, groups) = m.report(&mut summary, &mut clustering);
-        for (g, members) in groups.iter().enumerate() {
-            for &t in members {
-                merged_into[t] = g;
-            }
-        }
-        fine
-    });
-    let k = clustering.k();
+    )
+}
+
+/// The trends of the `k` reported topics from the sums' counts by period (each fitted topic
+/// counted in its reported one, `merged_into`): periods in time order when every label is a
+/// time, else in the sums' order, as batches.
+fn trends_from_sums(agg: &Aggregates, merged_into: &[usize], k: usize) -> Trends {
     let labels: Vec<String> = agg.counts.keys().cloned().collect();
     let timed = !labels.is_empty() && labels.iter().all(|l| trends::time_position(l).is_some());
     let mut order: Vec<usize> = (0..labels.len()).collect();
@@ -99,22 +133,34 @@ pub fn analysis(
         }
     }
     let shown: Vec<String> = order.iter().map(|&i| labels[i].clone()).collect();
-    let trends = trends::from_counts(&shown, counts, timed);
-    let similarity = similarity::centroid_similarity(clustering.centroids().view());
-    let metrics = if agg.labels.is_empty() {
-        None
-    } else {
-        let mut table = agg.labels.clone();
-        for row in table.values_mut() {
-            let mut merged = vec![0u64; k];
-            for (t, &n) in row.iter().enumerate() {
-                merged[merged_into[t]] += n;
-            }
-            *row = merged;
+    trends::from_counts(&shown, counts, timed)
+}
+
+/// The scores against the ground-truth labels from the sums' label-by-topic table (fitted
+/// topics counted in their reported ones), when the documents had labels.
+fn metrics_from_sums(
+    agg: &Aggregates,
+    merged_into: &[usize],
+    k: usize,
+) -> Result<Option<Metrics>, PipelineError> {
+    if agg.labels.is_empty() {
+        return Ok(None);
+    }
+    let mut table = agg.labels.clone();
+    for row in table.values_mut() {
+        let mut merged = vec![0u64; k];
+        for (t, &n) in row.iter().enumerate() {
+            merged[merged_into[t]] += n;
         }
-        Some(crate::evaluate::from_contingency(&table, k)?)
-    };
-    let corpus = Corpus {
+        *row = merged;
+    }
+    Ok(Some(crate::evaluate::from_contingency(&table, k)?))
+}
+
+/// What the report shows of the corpus, from the sums: the representatives as its documents,
+/// the inputs with their document counts, and the skipped documents.
+fn corpus_from_sums(agg: &Aggregates, reps: &[&Representative], timed: bool) -> Corpus {
+    Corpus {
         documents: reps
             .iter()
             .map(|r| Document {
@@ -153,33 +199,5 @@ pub fn analysis(
         renamed: Vec::new(),
         has_time: timed,
         has_label: !agg.labels.is_empty(),
-    };
-    let fingerprints = model.topics.iter().map(|t| t.terms.clone()).collect();
-    let next_id = model.next_id;
-    Ok(Analysis {
-        scope: Scope::Summed {
-            model: Box::new(model),
-            documents: None,
-        },
-        corpus,
-        vocabulary: tfidf.features().len(),
-        tfidf,
-        reducer,
-        clustering,
-        k_selection: None,
-        summary,
-        trends,
-        map: layout::Map {
-            documents: Vec::new(),
-            centres: Vec::new(),
-        },
-        similarity,
-        metrics,
-        fingerprints,
-        drift: None,
-        next_id,
-        warnings,
-        tree,
-        fine,
-    })
+    }
 }

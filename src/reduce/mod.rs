@@ -330,8 +330,10 @@ impl ReduceParams {
     }
 }
 
-/// Checked reduction parameters, ready to [`fit`](ReduceValidParams::fit).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Checked reduction parameters, ready to [`fit`](ReduceValidParams::fit). Serialized into
+/// `run.json` as the pipeline's `reduce` settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
 pub struct ReduceValidParams(ReduceParams);
 
 impl ReduceValidParams {

@@ -92,7 +92,7 @@ fn k_rule(a: &Analysis) -> String {
 fn settings_rows(settings: &Settings, a: &Analysis) -> Vec<(String, String)> {
     vec![
         ("pipeline".into(), settings.pipeline.display().to_string()),
-        ("seed".into(), settings.cluster.seed.to_string()),
+        ("seed".into(), settings.cluster.seed().to_string()),
         (
             "reduction".into(),
             format!("{}, {} dims", a.reducer.method(), a.reducer.dims()),

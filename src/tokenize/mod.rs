@@ -31,7 +31,7 @@ mod token;
 pub use length::LengthFilter;
 pub use lower_caser::LowerCaser;
 pub use numbers::RemoveNumbers;
-pub use params::{StopWordList, TokenizerParams, TokenizerParamsError};
+pub use params::{StopWordList, TokenizerParams, TokenizerParamsError, TokenizerValidParams};
 pub use segmenter::WordSegmenter;
 pub use stemmer::{Language, Stemmer};
 pub use stop_words::StopWordFilter;
@@ -76,9 +76,9 @@ impl Analyzer {
         AnalyzerBuilder::default()
     }
 
-    /// The chain `s` describes (checked parameters; an unknown language falls back to English).
-    pub fn new(s: &TokenizerParams) -> Analyzer {
-        let mut stop: Vec<String> = match s.stop_words {
+    /// The chain `s` describes.
+    pub fn new(s: &TokenizerValidParams) -> Analyzer {
+        let mut stop: Vec<String> = match s.stop_words() {
             StopWordList::English => stop_words::ENGLISH
                 .iter()
                 .chain(stop_words::ABSTRACT_BOILERPLATE)
@@ -87,15 +87,14 @@ impl Analyzer {
                 .collect(),
             StopWordList::None => Vec::new(),
         };
-        stop.extend(s.extra_stop_words.iter().cloned());
+        stop.extend(s.extra_stop_words().iter().cloned());
         let mut b = Analyzer::builder()
             .filter(LowerCaser)
             .filter(RemoveNumbers)
-            .filter(LengthFilter::between(s.min_length, s.max_length))
+            .filter(LengthFilter::between(s.min_length(), s.max_length()))
             .filter(StopWordFilter::mark(stop));
-        if s.stem {
-            let lang = Language::from_name(&s.language)
-                .unwrap_or(Language(rust_stemmers::Algorithm::English));
+        if s.stem() {
+            let lang = Language::from_name(s.language()).expect("a checked language");
             b = b.filter(Stemmer::new(lang));
         }
         b.build()
@@ -430,8 +429,11 @@ fn word_kinds(raw_words: &[&str], analysed: Vec<Option<Token>>, term_of: &[u32])
 mod tests {
     use super::*;
 
-    fn settings() -> TokenizerParams {
-        TokenizerParams::new().extra_stop_words(vec!["foo".into()])
+    fn settings() -> TokenizerValidParams {
+        TokenizerParams::new()
+            .extra_stop_words(vec!["foo".into()])
+            .check()
+            .unwrap()
     }
 
     #[test]

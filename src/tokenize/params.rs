@@ -1,7 +1,8 @@
 //! The tokenizer's parameters (linfa style): [`TokenizerParams::new`] holds every default,
-//! [`TokenizerParams::check`] states every rule, and [`Analyzer::new`](super::Analyzer::new)
-//! builds the filter chain from checked parameters. The parameters are saved in `model.json`,
-//! so `topicmap assign` tokenizes new documents exactly as the fit did.
+//! [`TokenizerParams::check`] states every rule and yields [`TokenizerValidParams`], and
+//! [`Analyzer::new`](super::Analyzer::new) builds the filter chain from those. The checked
+//! parameters are saved in `model.json` (and checked again when it is read), so `topicmap
+//! assign` tokenizes new documents exactly as the fit did.
 
 use super::Language;
 use serde::{Deserialize, Serialize};
@@ -36,16 +37,29 @@ impl fmt::Display for StopWordList {
     }
 }
 
-/// Tokenizer parameters. Serialized field names are those of `model.json` (older models carry
-/// extra TF-IDF fields in this object; they are ignored on load).
+/// Tokenizer parameters, a builder (defaults in [`TokenizerParams::new`]). Serialized field
+/// names are those of `model.json` (older models carry extra TF-IDF fields in this object; they
+/// are ignored on load).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TokenizerParams {
-    pub language: String,
-    pub stem: bool,
-    pub stop_words: StopWordList,
-    pub extra_stop_words: Vec<String>,
-    pub min_length: usize,
-    pub max_length: usize,
+    language: String,
+    stem: bool,
+    stop_words: StopWordList,
+    extra_stop_words: Vec<String>,
+    min_length: usize,
+    max_length: usize,
+}
+
+/// Checked tokenizer parameters, what [`Analyzer::new`](super::Analyzer::new) takes. Serialized
+/// as the parameters themselves; deserializing checks them.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "TokenizerParams")]
+pub struct TokenizerValidParams(TokenizerParams);
+
+impl Serialize for TokenizerValidParams {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
 }
 
 /// A broken rule, one variant per rule. The messages name the pipeline key.
@@ -111,8 +125,8 @@ impl TokenizerParams {
         self
     }
 
-    /// Checks every rule.
-    pub fn check(self) -> Result<Self, TokenizerParamsError> {
+    /// Checks every rule: a Snowball language, and `1 <= min_length <= max_length`.
+    pub fn check(self) -> Result<TokenizerValidParams, TokenizerParamsError> {
         if Language::from_name(&self.language).is_none() {
             return Err(TokenizerParamsError::UnknownLanguage(self.language));
         }
@@ -122,7 +136,41 @@ impl TokenizerParams {
                 max: self.max_length,
             });
         }
-        Ok(self)
+        Ok(TokenizerValidParams(self))
+    }
+}
+
+impl TryFrom<TokenizerParams> for TokenizerValidParams {
+    type Error = TokenizerParamsError;
+    fn try_from(params: TokenizerParams) -> Result<Self, Self::Error> {
+        params.check()
+    }
+}
+
+impl TokenizerValidParams {
+    /// The Snowball language, lowercased.
+    pub fn language(&self) -> &str {
+        &self.0.language
+    }
+    /// Whether words are stemmed.
+    pub fn stem(&self) -> bool {
+        self.0.stem
+    }
+    /// The built-in stop-word list.
+    pub fn stop_words(&self) -> StopWordList {
+        self.0.stop_words
+    }
+    /// Stop words beyond the list.
+    pub fn extra_stop_words(&self) -> &[String] {
+        &self.0.extra_stop_words
+    }
+    /// The shortest token kept, in characters (CJK ideographs are exempt).
+    pub fn min_length(&self) -> usize {
+        self.0.min_length
+    }
+    /// The longest token kept, in characters.
+    pub fn max_length(&self) -> usize {
+        self.0.max_length
     }
 }
 
@@ -133,10 +181,14 @@ mod tests {
     #[test]
     fn defaults_and_rules() {
         let p = TokenizerParams::new().check().unwrap();
-        assert_eq!((p.min_length, p.max_length), (2, 40));
-        assert_eq!(p.stop_words, StopWordList::English);
+        assert_eq!((p.min_length(), p.max_length()), (2, 40));
+        assert_eq!(p.stop_words(), StopWordList::English);
         assert_eq!(
-            TokenizerParams::new().language("French").stop_words,
+            TokenizerParams::new()
+                .language("French")
+                .check()
+                .unwrap()
+                .stop_words(),
             StopWordList::None
         );
         assert!(matches!(
@@ -155,7 +207,20 @@ mod tests {
     fn older_models_with_tfidf_fields_still_load() {
         let json = r#"{"language":"english","stem":true,"stop_words":"english","extra_stop_words":[],
             "min_length":2,"max_length":40,"ngram_range":[1,1],"min_df":null,"max_df":0.5,"max_features":null}"#;
-        let p: TokenizerParams = serde_json::from_str(json).unwrap();
-        assert_eq!(p, TokenizerParams::new());
+        let p: TokenizerValidParams = serde_json::from_str(json).unwrap();
+        assert_eq!(p, TokenizerParams::new().check().unwrap());
+    }
+
+    #[test]
+    fn checked_parameters_serialize_as_the_parameters_and_are_checked_when_read() {
+        let p = TokenizerParams::new().check().unwrap();
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            serde_json::to_string(&TokenizerParams::new()).unwrap()
+        );
+        let json = r#"{"language":"klingon","stem":true,"stop_words":"english","extra_stop_words":[],
+            "min_length":2,"max_length":40}"#;
+        let e = serde_json::from_str::<TokenizerValidParams>(json).unwrap_err();
+        assert!(e.to_string().contains("not a Snowball language"), "{e}");
     }
 }

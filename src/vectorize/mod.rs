@@ -11,4 +11,4 @@ pub mod csr;
 pub mod tfidf;
 
 pub use csr::CsrMatrix;
-pub use tfidf::{DocFreq, Feature, Norm, TfIdf, TfIdfError, TfIdfParams};
+pub use tfidf::{DocFreq, Feature, Norm, TfIdf, TfIdfError, TfIdfParams, TfIdfValidParams};

@@ -55,9 +55,14 @@ impl fmt::Display for Norm {
     }
 }
 
-/// TF-IDF parameters, linfa style. Build with [`TfIdfParams::new`], check with [`TfIdfParams::check`].
+/// TF-IDF parameters, linfa style: a builder ([`TfIdfParams::new`] holds the defaults) whose
+/// [`TfIdfParams::check`] yields the [`TfIdfValidParams`] that [`TfIdfValidParams::fit`] runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TfIdfParams(TfIdfValidParams);
+
+/// Checked TF-IDF parameters (serialized into `run.json` as the pipeline's `tfidf` settings).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TfIdfParams {
+pub struct TfIdfValidParams {
     min_df: Option<DocFreq>,
     max_df: DocFreq,
     max_features: Option<usize>,
@@ -99,6 +104,74 @@ impl Default for TfIdfParams {
 }
 
 impl TfIdfParams {
+    /// Defaults: automatic `min_df` (see [`TfIdfValidParams::effective_min_df`]), `max_df` 0.5,
+    /// no `max_features`, unigrams, sublinear TF on, smooth IDF on, L2 norm.
+    pub fn new() -> Self {
+        TfIdfParams(TfIdfValidParams {
+            min_df: None,
+            max_df: DocFreq::Fraction(0.5),
+            max_features: None,
+            ngram_range: [1, 1],
+            sublinear_tf: true,
+            smooth_idf: true,
+            norm: Norm::L2,
+        })
+    }
+    pub fn min_df(mut self, v: Option<DocFreq>) -> Self {
+        self.0.min_df = v;
+        self
+    }
+    pub fn max_df(mut self, v: DocFreq) -> Self {
+        self.0.max_df = v;
+        self
+    }
+    pub fn max_features(mut self, v: Option<usize>) -> Self {
+        self.0.max_features = v;
+        self
+    }
+    pub fn ngram_range(mut self, v: [usize; 2]) -> Self {
+        self.0.ngram_range = v;
+        self
+    }
+    pub fn sublinear_tf(mut self, v: bool) -> Self {
+        self.0.sublinear_tf = v;
+        self
+    }
+    pub fn smooth_idf(mut self, v: bool) -> Self {
+        self.0.smooth_idf = v;
+        self
+    }
+    pub fn norm(mut self, v: Norm) -> Self {
+        self.0.norm = v;
+        self
+    }
+
+    /// Checks the rules that do not depend on the corpus (those that do are checked by
+    /// [`TfIdfValidParams::fit`]).
+    pub fn check(self) -> Result<TfIdfValidParams, TfIdfError> {
+        let p = self.0;
+        let [lo, hi] = p.ngram_range;
+        if lo == 0 || lo > hi || hi > 3 {
+            return Err(TfIdfError::BadNgramRange);
+        }
+        if let Some(DocFreq::Fraction(f)) = p.min_df {
+            if !(0.0..=1.0).contains(&f) {
+                return Err(TfIdfError::MinDfFraction(f));
+            }
+        }
+        if let DocFreq::Fraction(f) = p.max_df {
+            if !(0.0..=1.0).contains(&f) {
+                return Err(TfIdfError::MaxDfFraction(f));
+            }
+        }
+        if p.max_features == Some(0) {
+            return Err(TfIdfError::ZeroMaxFeatures);
+        }
+        Ok(p)
+    }
+}
+
+impl TfIdfValidParams {
     /// The n-gram range, sublinear flag, smooth flag and norm (what a saved model must keep).
     pub fn weighting(&self) -> ([usize; 2], bool, bool, Norm) {
         (
@@ -107,70 +180,6 @@ impl TfIdfParams {
             self.smooth_idf,
             self.norm,
         )
-    }
-
-    /// Defaults: automatic `min_df` (see [`TfIdfParams::effective_min_df`]), `max_df` 0.5, no
-    /// `max_features`, unigrams, sublinear TF on, smooth IDF on, L2 norm.
-    pub fn new() -> Self {
-        TfIdfParams {
-            min_df: None,
-            max_df: DocFreq::Fraction(0.5),
-            max_features: None,
-            ngram_range: [1, 1],
-            sublinear_tf: true,
-            smooth_idf: true,
-            norm: Norm::L2,
-        }
-    }
-    pub fn min_df(mut self, v: Option<DocFreq>) -> Self {
-        self.min_df = v;
-        self
-    }
-    pub fn max_df(mut self, v: DocFreq) -> Self {
-        self.max_df = v;
-        self
-    }
-    pub fn max_features(mut self, v: Option<usize>) -> Self {
-        self.max_features = v;
-        self
-    }
-    pub fn ngram_range(mut self, v: [usize; 2]) -> Self {
-        self.ngram_range = v;
-        self
-    }
-    pub fn sublinear_tf(mut self, v: bool) -> Self {
-        self.sublinear_tf = v;
-        self
-    }
-    pub fn smooth_idf(mut self, v: bool) -> Self {
-        self.smooth_idf = v;
-        self
-    }
-    pub fn norm(mut self, v: Norm) -> Self {
-        self.norm = v;
-        self
-    }
-
-    /// Checks the rules that do not depend on the corpus.
-    pub fn check(self) -> Result<Self, TfIdfError> {
-        let [lo, hi] = self.ngram_range;
-        if lo == 0 || lo > hi || hi > 3 {
-            return Err(TfIdfError::BadNgramRange);
-        }
-        if let Some(DocFreq::Fraction(f)) = self.min_df {
-            if !(0.0..=1.0).contains(&f) {
-                return Err(TfIdfError::MinDfFraction(f));
-            }
-        }
-        if let DocFreq::Fraction(f) = self.max_df {
-            if !(0.0..=1.0).contains(&f) {
-                return Err(TfIdfError::MaxDfFraction(f));
-            }
-        }
-        if self.max_features == Some(0) {
-            return Err(TfIdfError::ZeroMaxFeatures);
-        }
-        Ok(self)
     }
 
     /// The automatic minimum document frequency: 1 below 20 documents, 2 below 500, else 5
@@ -608,7 +617,7 @@ pub struct Feature {
 /// A fitted TF-IDF model and the matrix of its training corpus.
 #[derive(Debug, Clone)]
 pub struct TfIdf {
-    params: TfIdfParams,
+    params: TfIdfValidParams,
     matrix: CsrMatrix,
     features: Vec<Feature>,
     idf: Array1<f32>,
@@ -620,7 +629,7 @@ impl TfIdf {
     /// A model rebuilt from saved parts (see `crate::model`): the vocabulary by stem and surface,
     /// and the IDF. It has no training matrix; use [`TfIdf::transform`].
     pub fn from_saved(
-        params: TfIdfParams,
+        params: TfIdfValidParams,
         stems: Vec<String>,
         surfaces: Vec<String>,
         idf: Vec<f32>,
@@ -656,7 +665,7 @@ impl TfIdf {
     pub fn idf(&self) -> &Array1<f32> {
         &self.idf
     }
-    pub fn params(&self) -> &TfIdfParams {
+    pub fn params(&self) -> &TfIdfValidParams {
         &self.params
     }
     /// The document-frequency bounds actually applied, as counts.
@@ -853,7 +862,9 @@ mod tests {
         let s = TokenizerParams::new()
             .stem(false)
             .stop_words(StopWordList::None)
-            .min_length(1);
+            .min_length(1)
+            .check()
+            .unwrap();
         TokenizedCorpus::build_texts(texts, &Analyzer::new(&s))
     }
 
@@ -927,6 +938,8 @@ mod tests {
             .min_df(Some(DocFreq::Count(1)))
             .max_df(DocFreq::Fraction(1.0))
             .smooth_idf(false)
+            .check()
+            .unwrap()
             .fit(&tc)
             .unwrap();
         let (_, val) = m.matrix().row(0);
@@ -941,6 +954,8 @@ mod tests {
         let m = TfIdfParams::new()
             .min_df(Some(DocFreq::Count(2)))
             .max_df(DocFreq::Fraction(0.5))
+            .check()
+            .unwrap()
             .fit(&tc)
             .unwrap();
         let s: Vec<&str> = m.features().iter().map(|f| f.surface.as_str()).collect();
@@ -948,6 +963,8 @@ mod tests {
         assert_eq!(
             TfIdfParams::new()
                 .min_df(Some(DocFreq::Count(9)))
+                .check()
+                .unwrap()
                 .fit(&tc)
                 .unwrap_err(),
             TfIdfError::MinDfTooLarge { min: 9, docs: 4 }
@@ -956,6 +973,8 @@ mod tests {
             TfIdfParams::new()
                 .min_df(Some(DocFreq::Count(4)))
                 .max_df(DocFreq::Fraction(1.0))
+                .check()
+                .unwrap()
                 .fit(&tc),
             Err(TfIdfError::NoTerms { .. })
         ));
@@ -968,6 +987,8 @@ mod tests {
             .min_df(Some(DocFreq::Count(2)))
             .max_df(DocFreq::Fraction(1.0))
             .ngram_range([1, 2])
+            .check()
+            .unwrap()
             .fit(&tc)
             .unwrap();
         let s: Vec<&str> = m.features().iter().map(|f| f.surface.as_str()).collect();

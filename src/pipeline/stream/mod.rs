@@ -11,18 +11,25 @@
 //! Memory is bounded by the sample's fit, one chunk, and the sums (topics x features): not by
 //! the corpus. Labels, terms and trends come from every document's counts; the sample only
 //! decides the topics. The sample is drawn with the pipeline's seed by keys of each row's file
-//! and row, so the same inputs and seed give the same sample, and the same report.
+//! and row, so the same inputs and seed give the same sample, and the same report. The
+//! documents table is joined from the parts in [`documents`].
 
-use super::assign::{self, Placer};
-use super::{prepare, summed, PipelineError, RunOptions, RunOutcome};
+mod documents;
+
+use super::place::{self, Placed, Placer};
+use super::{fit, prepare, report_folder, summed, table_error, PipelineError};
+use super::{RunOptions, RunOutcome};
+use crate::cluster::KSelection;
 use crate::config::Settings;
 use crate::describe::aggregate::Aggregates;
+use crate::describe::matching::{DriftRow, PreviousTopics};
+use crate::evaluate::Metrics;
 use crate::ingest::stream::{self, StreamOptions};
 use crate::ingest::{Corpus, Renamed, SourceFile};
+use crate::model::SavedModel;
 use crate::progress::{thousands, Progress};
-use crate::render::{DocumentsHead, Scope};
-use crate::tables::{self, csv::CsvAppender, frames, OutputFormat};
-use polars::prelude::*;
+use crate::render::{Analysis, DocumentsHead, Scope};
+use crate::tables::{self, frames, OutputFormat};
 use std::path::{Path, PathBuf};
 
 /// Bytes of a CSV or TSV file per chunk (about 110,000 abstracts).
@@ -40,25 +47,8 @@ pub fn run(
 ) -> Result<RunOutcome, PipelineError> {
     let started = chrono::Utc::now();
     let mut progress = Progress::new(opts.quiet);
-    let on_bad = settings.output.on_bad_document;
-    let previous = super::fit::previous_topics(settings, opts.out.as_deref(), &progress)?;
-
-    let quiet = opts.quiet;
-    let sample = progress.stage(
-        "sample",
-        |bar| reservoir(settings, fit_sample, bar, quiet),
-        |s: &Sample| {
-            format!(
-                "{} of {} documents",
-                thousands(s.corpus.len()),
-                thousands(s.seen)
-            )
-        },
-    )?;
-    let seen = sample.seen;
-    let prepared =
-        prepare::prepare_corpus(sample.corpus, on_bad, &settings.tokenize, &mut progress)?;
-    let fit = super::fit::fit(settings, prepared, previous, &mut progress)?;
+    let previous = fit::previous_topics(settings, opts.out.as_deref(), &progress)?;
+    let (fit, seen) = fit_on_sample(settings, fit_sample, previous, opts.quiet, &mut progress)?;
     let meta = crate::model::ModelMeta {
         name: &settings.name,
         title: &settings.title,
@@ -66,26 +56,19 @@ pub fn run(
     };
     let model = crate::render::table_files::saved_model(meta, &fit);
     let placer = Placer::new(model.clone());
-    // What the report keeps of the fit; the rest (the sample's documents, vectors, map) goes
-    // before the second pass.
-    let crate::render::Analysis {
-        k_selection,
-        drift,
-        warnings: fit_warnings,
-        metrics: fit_metrics,
-        ..
-    } = fit;
+    // The rest of the fit (the sample's documents, vectors, map) goes before the second pass.
+    let kept = FromFit::keep(fit);
 
-    let staging = super::begin_staging(settings, opts, started)?;
+    let staging = report_folder::begin_staging(settings, opts, started)?;
     let dir = staging.path().to_path_buf();
     let parts_dir = dir.join(".documents-parts");
     std::fs::create_dir_all(&parts_dir).map_err(|source| tables::ExportError::Io {
         path: parts_dir.clone(),
         source,
     })?;
-    let passed = progress.stage(
+    let pass = progress.stage(
         "assign",
-        |bar| assign_all(settings, &placer, &parts_dir, bar, quiet, seen),
+        |bar| assign_all(settings, &placer, &parts_dir, bar, opts.quiet, seen),
         |p: &Pass| {
             format!(
                 "{} documents in {} chunks",
@@ -94,38 +77,12 @@ pub fn run(
             )
         },
     )?;
-    let Pass {
-        aggregates,
-        parts,
-        sources,
-        renamed,
-    } = passed;
-    for r in renamed.iter().take(5) {
-        progress.warn(&r.to_string());
-    }
-    let mut analysis = summed::analysis(settings, model, aggregates, &mut progress)?;
-    analysis.corpus.sources = sources;
-    analysis.corpus.renamed = renamed;
-    analysis.k_selection = k_selection;
-    analysis.drift = drift;
-    analysis.warnings.extend(fit_warnings);
-    if let (Some(m), Some(f)) = (&mut analysis.metrics, &fit_metrics) {
-        // The silhouette needs vectors: it is the sample's.
-        m.silhouette = f.silhouette;
-        m.silhouette_sample = f.silhouette_sample;
-    }
-    for line in prepare::skipped_summary(&analysis.corpus.skipped) {
-        progress.warn(&line);
-    }
-    let formats = &settings.output.formats;
-    let head = if formats.contains(&OutputFormat::Xlsx) {
-        settings.output.workbook_documents
-    } else {
-        0
-    };
+    let (mut analysis, parts) = from_sums(settings, model, pass, kept, &mut progress)?;
+
+    let (formats, head) = (&settings.output.formats, workbook_head(settings));
     let written = progress.stage(
         "documents",
-        |_| write_documents(&dir, &parts, &analysis.summary, formats, head),
+        |_| documents::write_documents(&dir, &parts, &analysis.summary, formats, head),
         |h: &DocumentsHead| format!("documents.csv, {} rows", thousands(h.total)),
     )?;
     if let Scope::Summed { documents, .. } = &mut analysis.scope {
@@ -135,7 +92,104 @@ pub fn run(
         path: parts_dir.clone(),
         source,
     })?;
-    super::finish_report("run", settings, &analysis, staging, started, &mut progress)
+    report_folder::finish_report("run", settings, &analysis, staging, started, &mut progress)
+}
+
+/// Pass 1: a seeded sample of `n` documents, prepared and fitted as a run fits its documents.
+/// Returns the fit and the number of documents streamed.
+fn fit_on_sample(
+    settings: &Settings,
+    n: usize,
+    previous: Option<PreviousTopics>,
+    quiet: bool,
+    progress: &mut Progress,
+) -> Result<(Analysis, usize), PipelineError> {
+    let sample = progress.stage(
+        "sample",
+        |bar| reservoir(settings, n, bar, quiet),
+        |s: &Sample| {
+            format!(
+                "{} of {} documents",
+                thousands(s.corpus.len()),
+                thousands(s.seen)
+            )
+        },
+    )?;
+    let seen = sample.seen;
+    let on_bad = settings.output.on_bad_document;
+    let prepared = prepare::prepare_corpus(sample.corpus, on_bad, &settings.tokenize, progress)?;
+    let fit = fit::fit(settings, prepared, previous, progress)?;
+    Ok((fit, seen))
+}
+
+/// What the report keeps of the sample's fit.
+struct FromFit {
+    k_selection: Option<KSelection>,
+    drift: Option<Vec<DriftRow>>,
+    warnings: Vec<String>,
+    /// The silhouette needs vectors: the report's is the sample's.
+    metrics: Option<Metrics>,
+}
+
+impl FromFit {
+    fn keep(fit: Analysis) -> FromFit {
+        let Analysis {
+            k_selection,
+            drift,
+            warnings,
+            metrics,
+            ..
+        } = fit;
+        FromFit {
+            k_selection,
+            drift,
+            warnings,
+            metrics,
+        }
+    }
+}
+
+/// The report's analysis: the sums of pass 2 described ([`summed::analysis`]) with the inputs
+/// pass 2 read and what the sample's fit found. Returns it with the part files still to join.
+fn from_sums(
+    settings: &Settings,
+    model: SavedModel,
+    pass: Pass,
+    fit: FromFit,
+    progress: &mut Progress,
+) -> Result<(Analysis, Vec<PathBuf>), PipelineError> {
+    let Pass {
+        aggregates,
+        parts,
+        sources,
+        renamed,
+    } = pass;
+    for r in renamed.iter().take(5) {
+        progress.warn(&r.to_string());
+    }
+    let mut analysis = summed::analysis(settings, model, aggregates, progress)?;
+    analysis.corpus.sources = sources;
+    analysis.corpus.renamed = renamed;
+    analysis.k_selection = fit.k_selection;
+    analysis.drift = fit.drift;
+    analysis.warnings.extend(fit.warnings);
+    if let (Some(m), Some(f)) = (&mut analysis.metrics, &fit.metrics) {
+        m.silhouette = f.silhouette;
+        m.silhouette_sample = f.silhouette_sample;
+    }
+    for line in prepare::skipped_summary(&analysis.corpus.skipped) {
+        progress.warn(&line);
+    }
+    Ok((analysis, parts))
+}
+
+/// The rows of the documents table the workbook shows (none without one).
+fn workbook_head(settings: &Settings) -> usize {
+    if settings.output.formats.contains(&OutputFormat::Xlsx) {
+        settings.output.workbook_documents
+    } else {
+        0
+    }
 }
 
 /// The sample of pass 1.
@@ -159,7 +213,7 @@ fn reservoir(
     };
     let mut reported = 0;
     let (corpus, seen) =
-        stream::sample(&settings.inputs, opts, settings.cluster.seed, n, |seen| {
+        stream::sample(&settings.inputs, opts, settings.cluster.seed(), n, |seen| {
             if seen / REPORT_EVERY > reported {
                 reported = seen / REPORT_EVERY;
                 note(
@@ -201,12 +255,12 @@ fn assign_all(
     let analyzer = crate::tokenize::Analyzer::new(&placer.model.tokenize);
     let quiet_progress = Progress::new(true);
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<assign::Placed>(1);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Placed>(1);
         let sink = scope.spawn(move || sink(settings, placer, parts_dir, rx));
         let mut done = 0usize;
         let streamed = stream::stream(&settings.inputs, opts, |_, chunk: Corpus| {
             let prepared = prepare::prepare_chunk(chunk, on_bad, &analyzer)?;
-            let placed = assign::place(placer, prepared, true, &quiet_progress)?;
+            let placed = place::place(placer, prepared, true, &quiet_progress)?;
             let before = done / REPORT_EVERY;
             done += placed.corpus.documents.len();
             // A closed channel: the sink stopped on an error, which is returned below.
@@ -258,7 +312,7 @@ fn sink(
     settings: &Settings,
     placer: &Placer,
     parts_dir: &Path,
-    rx: std::sync::mpsc::Receiver<assign::Placed>,
+    rx: std::sync::mpsc::Receiver<Placed>,
 ) -> Result<(Aggregates, Vec<PathBuf>, Vec<Renamed>), PipelineError> {
     let mut aggregates = placer.aggregates(KEEP);
     let mut parts = Vec::new();
@@ -271,14 +325,14 @@ fn sink(
         placed.add_to(&mut aggregates, settings.trends.period);
         let df = frames::documents(&placed.corpus, &placed.clustering, &labels)
             .drop("topic_label")
-            .map_err(|e| super::export_error("documents", e))?;
+            .map_err(|e| table_error("documents", e))?;
         let path = parts_dir.join(format!("part-{:06}.arrows", parts.len()));
         let file = std::fs::File::create(&path).map_err(|source| tables::ExportError::Io {
             path: path.clone(),
             source,
         })?;
         tables::arrow_stream(std::io::BufWriter::new(file), &df)
-            .map_err(|e| super::export_error(&path.display().to_string(), e))?;
+            .map_err(|e| table_error(&path.display().to_string(), e))?;
         parts.push(path);
         renamed.extend(placed.corpus.renamed);
     }
@@ -288,97 +342,4 @@ fn sink(
 /// A progress line on stderr during a long stage.
 fn note(bar: &indicatif::ProgressBar, quiet: bool, line: &str) {
     bar.suspend(|| crate::progress::info(quiet, line));
-}
-
-/// Writes `documents.csv` (and `documents.parquet` when asked) from the part files, with each
-/// topic's label from `summary`, and returns the rows written with the first `head` of them
-/// (for the workbook).
-fn write_documents(
-    dir: &Path,
-    parts: &[PathBuf],
-    summary: &crate::describe::TopicSummary,
-    formats: &[OutputFormat],
-    head: usize,
-) -> Result<DocumentsHead, PipelineError> {
-    let label_of: std::collections::HashMap<u32, &str> = summary
-        .topics
-        .iter()
-        .map(|t| (t.id as u32, t.label.as_str()))
-        .collect();
-    let csv_path = dir.join("documents.csv");
-    let parquet_path = dir.join("documents.parquet");
-    let err = |p: &Path| {
-        let p = p.display().to_string();
-        move |e: PolarsError| super::export_error(&p, e)
-    };
-    let mut csv = formats
-        .contains(&OutputFormat::Csv)
-        .then(|| CsvAppender::create(&csv_path))
-        .transpose()
-        .map_err(err(&csv_path))?;
-    let mut parquet: Option<polars::io::parquet::write::BatchedWriter<std::fs::File>> = None;
-    let mut rows = 0;
-    let mut first: Option<DataFrame> = None;
-    for part in parts {
-        let read = || -> PolarsResult<DataFrame> {
-            let file = std::fs::File::open(part)?;
-            IpcStreamReader::new(file).finish()
-        };
-        let mut df = read().map_err(err(part))?;
-        let labels: Vec<&str> = df
-            .column("topic_id")
-            .and_then(|c| c.u32().cloned())
-            .map_err(err(part))?
-            .into_no_null_iter()
-            .map(|id| label_of.get(&id).copied().unwrap_or(""))
-            .collect();
-        df.insert_column(4, frames::text("topic_label", labels))
-            .map_err(err(part))?;
-        rows += df.height();
-        let have = first.as_ref().map_or(0, DataFrame::height);
-        if have < head {
-            let more = df.slice(0, head - have);
-            match &mut first {
-                Some(f) => {
-                    f.vstack_mut(&more).map_err(err(part))?;
-                }
-                None => first = Some(more),
-            }
-        }
-        if let Some(c) = &mut csv {
-            c.append(&df).map_err(err(&csv_path))?;
-        }
-        if formats.contains(&OutputFormat::Parquet) {
-            if parquet.is_none() {
-                let file = std::fs::File::create(&parquet_path).map_err(|source| {
-                    tables::ExportError::Io {
-                        path: parquet_path.clone(),
-                        source,
-                    }
-                })?;
-                parquet = Some(
-                    ParquetWriter::new(file)
-                        .batched(df.schema())
-                        .map_err(err(&parquet_path))?,
-                );
-            }
-            if let Some(w) = &mut parquet {
-                w.write_batch(&df).map_err(err(&parquet_path))?;
-            }
-        }
-        std::fs::remove_file(part).map_err(|source| tables::ExportError::Io {
-            path: part.clone(),
-            source,
-        })?;
-    }
-    if let Some(c) = csv {
-        c.finish().map_err(err(&csv_path))?;
-    }
-    if let Some(w) = parquet {
-        w.finish().map_err(err(&parquet_path))?;
-    }
-    Ok(DocumentsHead {
-        first: first.unwrap_or_default(),
-        total: rows,
-    })
 }

@@ -1,0 +1,397 @@
+//! Each section of a pipeline file resolved into the parameters of the stage it governs: one
+//! function per section, named after it, documenting the keys it reads. Unset keys keep the
+//! stage's default ([`Given::given`]); each stage's parameters are checked here, once, by the
+//! stage's own `check()`.
+
+use super::options::{
+    ChartsOptions, ClusterOptions, DescribeOptions, InputOptions, KOption, OutputOptions,
+    ReduceOptions, TfIdfOptions, TokenizeOptions, TrendsOptions,
+};
+use super::settings::{
+    normalize, ChartsSettings, OutputSettings, SettingsError, TopicNames, TrendsSettings,
+};
+use crate::chart::ChartStyle;
+use crate::cluster::{self, ClusterError, ClusterParams, ClusterValidParams, KChoice};
+use crate::describe::names;
+use crate::describe::{DescribeParams, DescribeValidParams};
+use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUnit};
+use crate::reduce::{self, ReduceError, ReduceMethod, ReduceParams, ReduceValidParams};
+use crate::tables::OutputFormat;
+use crate::tokenize::{StopWordList, TokenizerParams, TokenizerValidParams};
+use crate::vectorize::{Norm, TfIdfParams, TfIdfValidParams};
+use std::path::{Path, PathBuf};
+
+/// Reads an enumerated value, or says which values the key takes.
+fn choice<T>(
+    key: &str,
+    value: Option<String>,
+    default: T,
+    parse: impl Fn(&str) -> Option<T>,
+    expected: &'static str,
+) -> Result<T, SettingsError> {
+    match value {
+        None => Ok(default),
+        Some(v) => parse(&v).ok_or(SettingsError::BadChoice {
+            key: key.into(),
+            value: v,
+            expected,
+        }),
+    }
+}
+
+/// A stage builder's setter applied when the pipeline file gives the key; without it the
+/// stage's default stays.
+trait Given: Sized {
+    fn given<T>(self, value: Option<T>, set: impl FnOnce(Self, T) -> Self) -> Self {
+        match value {
+            Some(v) => set(self, v),
+            None => self,
+        }
+    }
+}
+
+impl<P> Given for P {}
+
+/// `name`: the output folder's name (default: the pipeline file's stem), letters, digits, `-`
+/// and `_` only.
+pub(super) fn name(name: Option<String>, pipeline: &Path) -> Result<String, SettingsError> {
+    let name = match name {
+        Some(n) => n,
+        None => pipeline
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("pipeline")
+            .to_string(),
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(SettingsError::BadName(name));
+    }
+    Ok(name)
+}
+
+/// Every `[[input]]` (at least one), each as the ingest stage reads it.
+pub(super) fn inputs(
+    inputs: Vec<InputOptions>,
+    base: &Path,
+) -> Result<Vec<InputSpec>, SettingsError> {
+    if inputs.is_empty() {
+        return Err(SettingsError::NoInput);
+    }
+    inputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, inp)| input(i, inp, base))
+        .collect()
+}
+
+/// One `[[input]]`: `path` (required; resolved against the pipeline file's folder), `format`,
+/// the columns, `filter.column` and `filter.values` (both or neither), `limit`.
+fn input(i: usize, o: InputOptions, base: &Path) -> Result<InputSpec, SettingsError> {
+    let pattern = o.path.ok_or_else(|| SettingsError::Missing {
+        key: format!("input[{i}].path"),
+        why: "every [[input]] needs a path",
+    })?;
+    let format = match o.format {
+        None => None,
+        Some(f) => Some(choice(
+            &format!("input[{i}].format"),
+            Some(f),
+            InputFormat::Csv,
+            InputFormat::from_name,
+            InputFormat::NAMES,
+        )?),
+    };
+    if o.text.as_ref().is_some_and(Vec::is_empty) {
+        return Err(SettingsError::NoTextColumns(i));
+    }
+    let filter = match o.filter {
+        None => None,
+        Some(f) => Some(FilterSpec {
+            column: f.column.ok_or_else(|| SettingsError::Missing {
+                key: format!("input[{i}].filter.column"),
+                why: "a filter keeps the rows whose column holds one of its values",
+            })?,
+            values: f.values.ok_or_else(|| SettingsError::Missing {
+                key: format!("input[{i}].filter.values"),
+                why: "a filter keeps the rows whose column holds one of its values",
+            })?,
+        }),
+    };
+    if format == Some(InputFormat::PaperList)
+        && (o.text.is_some() || o.id.is_some() || o.time.is_some() || o.label.is_some())
+    {
+        return Err(SettingsError::ColumnsOfPaperList(i));
+    }
+    Ok(InputSpec {
+        resolved: normalize(&base.join(&pattern)),
+        pattern,
+        format,
+        text: o.text,
+        id: o.id,
+        title: o.title,
+        time: o.time,
+        label: o.label,
+        batch: o.batch,
+        filter,
+        limit: o.limit,
+    })
+}
+
+/// `[tokenize]`'s tokenizer keys: `language`, `stop-words` (`english` or `none`), `stem`,
+/// `extra-stop-words`, `min-length`, `max-length`.
+pub(super) fn tokenize(t: &TokenizeOptions) -> Result<TokenizerValidParams, SettingsError> {
+    let stop_words = match &t.stop_words {
+        None => None,
+        Some(list) => Some(choice(
+            "tokenize.stop-words",
+            Some(list.clone()),
+            StopWordList::English,
+            StopWordList::from_name,
+            "\"english\" or \"none\"",
+        )?),
+    };
+    Ok(TokenizerParams::new()
+        .given(t.language.as_deref(), TokenizerParams::language)
+        .given(stop_words, TokenizerParams::stop_words)
+        .given(t.stem, TokenizerParams::stem)
+        .extra_stop_words(t.extra_stop_words.clone().unwrap_or_default())
+        .given(t.min_length, TokenizerParams::min_length)
+        .given(t.max_length, TokenizerParams::max_length)
+        .check()?)
+}
+
+/// `[tokenize]`'s vocabulary keys (`min-df`, `max-df`, `max-features`, `ngram-range`) and
+/// `[tfidf]`: `sublinear-tf`, `smooth-idf`, `norm` (`l2`, `l1` or `none`).
+pub(super) fn tfidf(
+    t: &TokenizeOptions,
+    f: TfIdfOptions,
+) -> Result<TfIdfValidParams, SettingsError> {
+    let norm = choice(
+        "tfidf.norm",
+        f.norm,
+        Norm::L2,
+        Norm::from_name,
+        "l2, l1 or none",
+    )?;
+    Ok(TfIdfParams::new()
+        .min_df(t.min_df)
+        .max_features(t.max_features)
+        .given(t.max_df, TfIdfParams::max_df)
+        .given(t.ngram_range, TfIdfParams::ngram_range)
+        .given(f.sublinear_tf, TfIdfParams::sublinear_tf)
+        .given(f.smooth_idf, TfIdfParams::smooth_idf)
+        .norm(norm)
+        .check()?)
+}
+
+/// `cluster.k`: a number, or `"auto"` (the default) over `k-min..=k-max`.
+pub(super) fn k_choice(c: &ClusterOptions) -> Result<KChoice, SettingsError> {
+    let (k_min, k_max) = (
+        c.k_min.unwrap_or(cluster::DEFAULT_K_RANGE.0),
+        c.k_max.unwrap_or(cluster::DEFAULT_K_RANGE.1),
+    );
+    Ok(match &c.k {
+        None => KChoice::Auto { k_min, k_max },
+        Some(KOption::Named(s)) if s == "auto" => KChoice::Auto { k_min, k_max },
+        Some(KOption::Named(s)) => {
+            return Err(SettingsError::BadChoice {
+                key: "cluster.k".into(),
+                value: s.clone(),
+                expected: "a number or \"auto\"",
+            })
+        }
+        Some(KOption::Fixed(k)) if *k <= 0 => return Err(ClusterError::ZeroK.into()),
+        Some(KOption::Fixed(k)) => KChoice::Fixed { k: *k as usize },
+    })
+}
+
+/// `[reduce]`: `method` (`none`, `lsa` or `random-projection`), `dims`, `n-iter`, seeded with
+/// `cluster.seed`. Dimensions default to five per topic (k-max when k is automatic), and are
+/// lowered to what a small corpus can give.
+pub(super) fn reduce(
+    r: ReduceOptions,
+    k: KChoice,
+    seed: u64,
+) -> Result<ReduceValidParams, SettingsError> {
+    let method = choice(
+        "reduce.method",
+        r.method,
+        ReduceMethod::Lsa,
+        |s| s.parse().ok(),
+        "none, lsa or random-projection",
+    )?;
+    if r.dims == Some(0) {
+        return Err(ReduceError::ZeroDims.into());
+    }
+    Ok(ReduceParams::new()
+        .method(method)
+        .dims(r.dims.unwrap_or_else(|| reduce::dims_for_topics(k.max_k())))
+        .n_iter(r.n_iter)
+        .seed(seed)
+        .cap_dims(true)
+        .check()?)
+}
+
+/// `[cluster]`: k (see [`k_choice`]), `seed`, `runs`, `max-iter`, `tolerance`,
+/// `minibatch-above`, `silhouette-sample`, `refine-iter`, `fit-sample`. The refinement works on
+/// the TF-IDF vectors: without a reduction (`method = "none"`) k-means already ran on them, so
+/// there is nothing to refine.
+pub(super) fn cluster(
+    c: ClusterOptions,
+    k: KChoice,
+    seed: u64,
+    method: ReduceMethod,
+) -> Result<ClusterValidParams, SettingsError> {
+    let mut params = ClusterParams::new()
+        .k(k)
+        .seed(seed)
+        .runs(c.runs)
+        .given(c.max_iter, ClusterParams::max_iter)
+        .given(c.tolerance, ClusterParams::tolerance)
+        .given(c.minibatch_above, ClusterParams::minibatch_above)
+        .given(c.silhouette_sample, ClusterParams::silhouette_sample)
+        .given(c.refine_iter, ClusterParams::refine_iter)
+        .fit_sample(c.fit_sample);
+    if method == ReduceMethod::None {
+        params = params.refine_iter(0);
+    }
+    Ok(params.check()?)
+}
+
+/// `[describe]`: `top-terms`, `label-terms`, `phrases`, `representatives`,
+/// `reduce-frequent-words`, `min-spread`, `diversity`, `label-max-share`, `merge-to`.
+pub(super) fn describe(d: &DescribeOptions) -> Result<DescribeValidParams, SettingsError> {
+    Ok(DescribeParams::new()
+        .given(d.top_terms, DescribeParams::top_terms)
+        .given(d.label_terms, DescribeParams::label_terms)
+        .given(d.phrases, DescribeParams::phrases)
+        .given(d.representatives, DescribeParams::representatives)
+        .given(
+            d.reduce_frequent_words,
+            DescribeParams::reduce_frequent_words,
+        )
+        .given(d.min_spread, DescribeParams::min_spread)
+        .given(d.diversity, DescribeParams::diversity)
+        .given(d.label_max_share, DescribeParams::label_max_share)
+        .merge_to(d.merge_to)
+        .check()?)
+}
+
+/// `describe.names`: a names file relative to the pipeline file, read and parsed.
+pub(super) fn names(
+    file: Option<String>,
+    base: &Path,
+) -> Result<Option<TopicNames>, SettingsError> {
+    let Some(file) = file else {
+        return Ok(None);
+    };
+    let path = normalize(&base.join(&file));
+    let text = std::fs::read_to_string(&path).map_err(|source| SettingsError::NamesRead {
+        path: path.clone(),
+        source,
+    })?;
+    let names = names::parse(&text).map_err(|source| SettingsError::Names {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(Some(TopicNames { file, path, names }))
+}
+
+/// `[trends]`: `period` (`year`, `quarter` or `month`), `top` (at least 1).
+pub(super) fn trends(tr: TrendsOptions) -> Result<TrendsSettings, SettingsError> {
+    Ok(TrendsSettings {
+        period: choice(
+            "trends.period",
+            tr.period,
+            PeriodUnit::default(),
+            PeriodUnit::from_name,
+            "year, quarter or month",
+        )?,
+        top: tr.top.unwrap_or(8).max(1),
+    })
+}
+
+/// `[charts]`: `enabled`, `width`, `height`, `scale`; the charts are titled `title`.
+pub(super) fn charts(ch: ChartsOptions, title: &str) -> Result<ChartsSettings, SettingsError> {
+    let defaults = ChartStyle::default();
+    let style = ChartStyle {
+        width: ch.width.unwrap_or(defaults.width),
+        height: ch.height.unwrap_or(defaults.height),
+        scale: ch.scale.unwrap_or(defaults.scale),
+        title: title.to_string(),
+    };
+    style.check()?;
+    Ok(ChartsSettings {
+        enabled: ch.enabled.unwrap_or(true),
+        style,
+    })
+}
+
+/// `[output]`: `dir` (default `output/<name>`), `on-bad-document` (`skip` or `fail`),
+/// `previous` (default `dir/latest`; `"none"` for none), `formats`, `workbook-documents`.
+pub(super) fn output(
+    out: OutputOptions,
+    name: &str,
+    base: &Path,
+) -> Result<OutputSettings, SettingsError> {
+    let dir_as_written = out.dir.clone().unwrap_or_else(|| format!("output/{name}"));
+    let dir = match &out.dir {
+        Some(d) => normalize(&base.join(d)),
+        None => PathBuf::from("output").join(name),
+    };
+    let on_bad_document = choice(
+        "output.on-bad-document",
+        out.on_bad_document,
+        OnBadDocument::default(),
+        OnBadDocument::from_name,
+        "skip or fail",
+    )?;
+    let formats = formats(out.formats)?;
+    let workbook_documents = out
+        .workbook_documents
+        .unwrap_or(crate::workbook::DEFAULT_DOCUMENTS);
+    if !(1..=crate::workbook::MAX_ROWS).contains(&workbook_documents) {
+        return Err(SettingsError::WorkbookDocuments(workbook_documents));
+    }
+    Ok(OutputSettings {
+        previous: match out.previous.as_deref() {
+            Some("none") => None,
+            Some(p) => Some(normalize(&base.join(p))),
+            None => Some(dir.join("latest")),
+        },
+        previous_as_written: out.previous,
+        dir_as_written,
+        dir,
+        on_bad_document,
+        formats,
+        workbook_documents,
+    })
+}
+
+/// `output.formats`: any of csv, xlsx and parquet, each once (default csv and xlsx).
+fn formats(names: Option<Vec<String>>) -> Result<Vec<OutputFormat>, SettingsError> {
+    let Some(names) = names else {
+        return Ok(OutputFormat::DEFAULT.to_vec());
+    };
+    let mut formats: Vec<OutputFormat> = Vec::new();
+    for name in names {
+        let f = choice(
+            "output.formats",
+            Some(name),
+            OutputFormat::Csv,
+            OutputFormat::from_name,
+            OutputFormat::NAMES,
+        )?;
+        if !formats.contains(&f) {
+            formats.push(f);
+        }
+    }
+    if formats.is_empty() {
+        return Err(SettingsError::NoFormats);
+    }
+    Ok(formats)
+}
