@@ -8,7 +8,7 @@
 //! order into the same totals. As tables (Parquet) they are what `topicmap report` reads; Spark
 //! computes the same tables with `groupBy` from per-document rows.
 
-use super::ctfidf::{self, ClassTable, TermRules, TermVectors};
+use super::ctfidf::{self, ClassTable, TermRules, TermVectors, WeightedTerm};
 use super::{DescribeValidParams, Topic, TopicSummary};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -213,54 +213,7 @@ pub fn describe_sums(
     params: &DescribeValidParams,
     term_vectors: Option<ndarray::ArrayView2<f32>>,
 ) -> TopicSummary {
-    let k = agg.k();
-    let n = agg.documents();
-    let sizes = agg.sizes();
-    let slots: Vec<usize> = (0..features.len().min(agg.n_features))
-        .filter(|&f| !features[f].0.contains(' '))
-        .collect();
-    let by_slot = |table: &[Vec<u64>]| -> Vec<Vec<u64>> {
-        table
-            .iter()
-            .map(|row| slots.iter().map(|&f| row[f]).collect())
-            .collect()
-    };
-    let units = by_slot(&agg.units);
-    let docs = by_slot(&agg.docs);
-    let freq: Vec<f64> = (0..slots.len())
-        .map(|s| units.iter().map(|r| r[s] as f64).sum())
-        .collect();
-    let mean = freq.iter().sum::<f64>() / k.max(1) as f64;
-    let stem_slot: FxHashMap<&str, u32> = slots
-        .iter()
-        .enumerate()
-        .map(|(s, &f)| (features[f].0, s as u32))
-        .collect();
-    let table = ClassTable {
-        terms: slots.iter().map(|&f| f as u32).collect(),
-        surfaces: slots.iter().map(|&f| features[f].1.to_string()).collect(),
-        share: (0..slots.len())
-            .map(|s| docs.iter().map(|r| r[s] as f64).sum::<f64>() / n.max(1) as f64)
-            .collect(),
-        idf: freq
-            .iter()
-            .map(|&f| if f > 0.0 { (1.0 + mean / f).ln() } else { 0.0 })
-            .collect(),
-        canon: slots
-            .iter()
-            .enumerate()
-            .map(|(s, &f)| {
-                features[f]
-                    .0
-                    .strip_suffix('s')
-                    .filter(|x| x.len() >= 2)
-                    .and_then(|x| stem_slot.get(x).copied())
-                    .unwrap_or(s as u32)
-            })
-            .collect(),
-        units,
-        damping: params.reduce_frequent_words(),
-    };
+    let (table, docs) = class_table(agg, features, params.reduce_frequent_words());
     let rules = TermRules {
         top: params.top_terms(),
         phrases: false,
@@ -273,10 +226,71 @@ pub fn describe_sums(
         row: &row,
         vectors: v.view(),
     });
-    let terms = ctfidf::terms_from_table(&table, &docs, &sizes, &rules, vectors);
+    let terms = ctfidf::terms_from_table(&table, &docs, &agg.sizes(), &rules, vectors);
+    TopicSummary {
+        topics: topics(agg, terms, params),
+        classes: Some(table),
+        documents: agg.documents(),
+    }
+}
+
+/// The c-TF-IDF tables of the sums, over the single-word features (a slot each), and
+/// `docs[topic][slot]`, the documents of each topic the slot's word occurs in.
+fn class_table(
+    agg: &Aggregates,
+    features: &[(&str, &str)],
+    damping: bool,
+) -> (ClassTable, Vec<Vec<u64>>) {
+    let n = agg.documents();
+    let slots: Vec<usize> = (0..features.len().min(agg.n_features))
+        .filter(|&f| !features[f].0.contains(' '))
+        .collect();
+    let by_slot = |table: &[Vec<u64>]| -> Vec<Vec<u64>> {
+        table
+            .iter()
+            .map(|row| slots.iter().map(|&f| row[f]).collect())
+            .collect()
+    };
+    let docs = by_slot(&agg.docs);
+    let stem_slot: FxHashMap<&str, u32> = slots
+        .iter()
+        .enumerate()
+        .map(|(s, &f)| (features[f].0, s as u32))
+        .collect();
+    let table = ClassTable::new(
+        slots.iter().map(|&f| f as u32).collect(),
+        slots.iter().map(|&f| features[f].1.to_string()).collect(),
+        (0..slots.len())
+            .map(|s| docs.iter().map(|r| r[s] as f64).sum::<f64>() / n.max(1) as f64)
+            .collect(),
+        slots
+            .iter()
+            .enumerate()
+            .map(|(s, &f)| {
+                ctfidf::singular(features[f].0)
+                    .and_then(|x| stem_slot.get(x).copied())
+                    .unwrap_or(s as u32)
+            })
+            .collect(),
+        by_slot(&agg.units),
+        damping,
+    );
+    (table, docs)
+}
+
+/// The topics of the sums, in their order, with these terms: labelled as
+/// [`super::describe`] labels them, their representatives numbered through
+/// [`Aggregates::representative_list`].
+fn topics(
+    agg: &Aggregates,
+    terms: Vec<Vec<WeightedTerm>>,
+    params: &DescribeValidParams,
+) -> Vec<Topic> {
+    let n = agg.documents();
+    let sizes = agg.sizes();
     let outliers = agg.outliers();
     let mut first = 0;
-    let topics = terms
+    terms
         .into_iter()
         .enumerate()
         .map(|(c, terms)| {
@@ -301,12 +315,7 @@ pub fn describe_sums(
                 outliers: outliers[c],
             }
         })
-        .collect();
-    TopicSummary {
-        topics,
-        classes: Some(table),
-        documents: n,
-    }
+        .collect()
 }
 
 #[cfg(test)]

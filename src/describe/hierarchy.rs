@@ -52,26 +52,35 @@ pub fn build(
     if k < 2 || classes.units.len() != k {
         return None;
     }
-    let unit = |w: Vec<f64>| -> Vec<f64> {
-        let n = w.iter().map(|x| x * x).sum::<f64>().sqrt();
-        w.into_iter()
-            .map(|x| if n > 0.0 { x / n } else { 0.0 })
-            .collect()
-    };
-    let vectors: Vec<Vec<f64>> = classes
-        .units
-        .iter()
-        .map(|u| unit(classes.weights(u)))
-        .collect();
-    let euclid = |a: usize, b: usize| {
-        let dot: f64 = vectors[a].iter().zip(&vectors[b]).map(|(x, y)| x * y).sum();
-        (2.0 * (1.0 - dot)).max(0.0).sqrt()
-    };
-    // Ward distances between open groups, by their place in `open` (updated as groups merge).
-    let mut dist: Vec<Vec<f64>> = (0..k)
-        .map(|a| (0..k).map(|b| euclid(a, b)).collect())
-        .collect();
-    let mut nodes: Vec<TreeNode> = summary
+    let mut nodes = leaves(summary);
+    let mut ward = Ward::new(classes);
+    let mut next = first_merge_id;
+    while ward.open.len() > 1 {
+        let (d, i, j) = ward.closest();
+        let ((bi, bj), leaves) = ward.merge(i, j, d, nodes.len());
+        for child in [bi, bj] {
+            nodes[child].parent = Some(next);
+        }
+        let label = group_label(classes, &leaves, label_terms, max_share);
+        let mut topics: Vec<usize> = leaves.iter().map(|&l| summary.topics[l].id).collect();
+        topics.sort_unstable();
+        nodes.push(TreeNode {
+            node: next,
+            parent: None,
+            children: vec![nodes[bi].node, nodes[bj].node],
+            distance: d,
+            label,
+            size: leaves.iter().map(|&l| summary.topics[l].size).sum(),
+            topics,
+        });
+        next += 1;
+    }
+    Some(TopicTree { nodes })
+}
+
+/// The leaves of the tree: one node per topic, in topic order.
+fn leaves(summary: &TopicSummary) -> Vec<TreeNode> {
+    summary
         .topics
         .iter()
         .map(|t| TreeNode {
@@ -83,25 +92,85 @@ pub fn build(
             size: t.size,
             topics: vec![t.id],
         })
-        .collect();
-    // Open groups: (node index, leaf indices).
-    let mut open: Vec<(usize, Vec<usize>)> = (0..k).map(|i| (i, vec![i])).collect();
-    let mut next = first_merge_id;
-    while open.len() > 1 {
+        .collect()
+}
+
+/// The label of a merged group (topics by index): the c-TF-IDF label of its documents taken
+/// together.
+fn group_label(
+    classes: &ClassTable,
+    leaves: &[usize],
+    label_terms: usize,
+    max_share: f64,
+) -> String {
+    let units = summed(classes, leaves);
+    classes
+        .best_words(&units, label_terms, max_share)
+        .iter()
+        .map(|(w, _)| w.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The groups still open in Ward's clustering and the distances between them.
+struct Ward {
+    /// Ward distances between open groups, by their place in `open` (updated as groups merge).
+    dist: Vec<Vec<f64>>,
+    /// Open groups: (node index, leaf indices).
+    open: Vec<(usize, Vec<usize>)>,
+}
+
+impl Ward {
+    /// Every topic its own group, at the Euclidean distance between the topics' unit c-TF-IDF
+    /// vectors.
+    fn new(classes: &ClassTable) -> Ward {
+        let unit = |w: Vec<f64>| -> Vec<f64> {
+            let n = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+            w.into_iter()
+                .map(|x| if n > 0.0 { x / n } else { 0.0 })
+                .collect()
+        };
+        let vectors: Vec<Vec<f64>> = classes
+            .units
+            .iter()
+            .map(|u| unit(classes.weights(u)))
+            .collect();
+        let euclid = |a: usize, b: usize| {
+            let dot: f64 = vectors[a].iter().zip(&vectors[b]).map(|(x, y)| x * y).sum();
+            (2.0 * (1.0 - dot)).max(0.0).sqrt()
+        };
+        let k = vectors.len();
+        Ward {
+            dist: (0..k)
+                .map(|a| (0..k).map(|b| euclid(a, b)).collect())
+                .collect(),
+            open: (0..k).map(|i| (i, vec![i])).collect(),
+        }
+    }
+
+    /// The two closest open groups `(distance, i, j)`, `i < j`; ties to the earlier pair.
+    fn closest(&self) -> (f64, usize, usize) {
+        let n = self.open.len();
         let mut best: Option<(f64, usize, usize)> = None;
-        for (i, row) in dist.iter().enumerate().take(open.len()) {
-            for (j, &d) in row.iter().enumerate().take(open.len()).skip(i + 1) {
+        for (i, row) in self.dist.iter().enumerate().take(n) {
+            for (j, &d) in row.iter().enumerate().take(n).skip(i + 1) {
                 if best.is_none_or(|(bd, _, _)| d < bd - 1e-12) {
                     best = Some((d, i, j));
                 }
             }
         }
-        let (d, i, j) = best.expect("two open groups");
+        best.expect("two open groups")
+    }
+
+    /// Merges open groups `i < j` (at distance `d`) into one group, last, for the new node at
+    /// `index`; returns the node indices of the two merged groups and the merged leaves.
+    fn merge(&mut self, i: usize, j: usize, d: f64, index: usize) -> ((usize, usize), Vec<usize>) {
         // Lance-Williams update for Ward: the merged group's distance to every other group.
-        let (ni, nj) = (open[i].1.len() as f64, open[j].1.len() as f64);
-        let merged: Vec<f64> = (0..open.len())
+        let (ni, nj) = (self.open[i].1.len() as f64, self.open[j].1.len() as f64);
+        let dist = &mut self.dist;
+        let merged: Vec<f64> = (0..self.open.len())
             .map(|m| {
-                let nm = open[m].1.len() as f64;
+                let nm = self.open[m].1.len() as f64;
                 let v = ((ni + nm) * dist[i][m].powi(2) + (nj + nm) * dist[j][m].powi(2)
                     - nm * d.powi(2))
                     / (ni + nj + nm);
@@ -121,37 +190,14 @@ pub fn build(
                 row.remove(idx);
             }
         }
-        let (bj, leaves_j) = open.remove(j);
-        let (bi, leaves_i) = open.remove(i);
+        let (bj, leaves_j) = self.open.remove(j);
+        let (bi, leaves_i) = self.open.remove(i);
         let mut leaves = leaves_i;
         leaves.extend(leaves_j);
-        let units = summed(classes, &leaves);
-        let words = classes.best_words(&units, label_terms, max_share);
-        let label = words
-            .iter()
-            .map(|(w, _)| w.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let mut topics: Vec<usize> = leaves.iter().map(|&l| summary.topics[l].id).collect();
-        topics.sort_unstable();
-        let index = nodes.len();
-        for child in [bi, bj] {
-            nodes[child].parent = Some(next);
-        }
-        nodes.push(TreeNode {
-            node: next,
-            parent: None,
-            children: vec![nodes[bi].node, nodes[bj].node],
-            distance: d,
-            label,
-            size: leaves.iter().map(|&l| summary.topics[l].size).sum(),
-            topics,
-        });
-        open.push((index, leaves));
-        next += 1;
-        debug_assert_eq!(dist.len(), open.len());
+        self.open.push((index, leaves.clone()));
+        debug_assert_eq!(self.dist.len(), self.open.len());
+        ((bi, bj), leaves)
     }
-    Some(TopicTree { nodes })
 }
 
 /// The weight units of several topics (by index) taken together.

@@ -128,9 +128,43 @@ pub fn match_topics(
     previous: &[TopicFingerprint],
     next_id: usize,
 ) -> Matching {
-    let n = current.len();
-    let m = previous.len();
-    let sim: Vec<Vec<f64>> = current
+    let sim = similarities(current, previous);
+    let assignment = best_assignment(&sim, current.len(), previous.len());
+    let mut next = next_id.max(previous.iter().map(|p| p.id + 1).max().unwrap_or(0));
+    let mut ids = vec![usize::MAX; current.len()];
+    let mut matched_prev = vec![false; previous.len()];
+    let mut drift = Vec::new();
+    // Pairs at least [`MIN_SIMILARITY`] alike keep the previous id.
+    for (i, c) in current.iter().enumerate() {
+        let j = assignment[i];
+        if j < previous.len() && sim[i][j] >= MIN_SIMILARITY {
+            ids[i] = previous[j].id;
+            matched_prev[j] = true;
+            drift.push(DriftRow::matched(c, &previous[j], sim[i][j]));
+        }
+    }
+    // Fresh ids for new topics, in the current order (largest first).
+    for (i, c) in current.iter().enumerate() {
+        if ids[i] == usize::MAX {
+            ids[i] = next;
+            next += 1;
+            let best = sim[i].iter().copied().fold(0.0f64, f64::max);
+            drift.push(DriftRow::new_topic(c, ids[i], best));
+        }
+    }
+    for (p, _) in previous.iter().zip(&matched_prev).filter(|(_, &m)| !m) {
+        drift.push(DriftRow::vanished(p));
+    }
+    Matching {
+        ids,
+        next_id: next,
+        drift,
+    }
+}
+
+/// `sim[i][j]`: the similarity of current topic `i` and previous topic `j`.
+fn similarities(current: &[TopicFingerprint], previous: &[TopicFingerprint]) -> Vec<Vec<f64>> {
+    current
         .iter()
         .map(|c| {
             previous
@@ -138,9 +172,13 @@ pub fn match_topics(
                 .map(|p| similarity(&c.terms, &p.terms))
                 .collect()
         })
-        .collect();
+        .collect()
+}
+
+/// The previous topic (column) of each of the `n` current ones that maximises the total
+/// similarity, `m` or more for none: the Hungarian algorithm on `1 - similarity`, padded square.
+fn best_assignment(sim: &[Vec<f64>], n: usize, m: usize) -> Vec<usize> {
     let size = n.max(m);
-    // Cost matrix, padded square; maximise similarity = minimise (1 - similarity).
     let cost: Vec<Vec<f64>> = (0..size)
         .map(|i| {
             (0..size)
@@ -148,64 +186,51 @@ pub fn match_topics(
                 .collect()
         })
         .collect();
-    let assignment = hungarian(&cost);
-    let mut next = next_id.max(previous.iter().map(|p| p.id + 1).max().unwrap_or(0));
-    let mut ids = vec![usize::MAX; n];
-    let mut matched_prev = vec![false; m];
-    let mut drift = Vec::new();
-    for i in 0..n {
-        let j = assignment[i];
-        if j < m && sim[i][j] >= MIN_SIMILARITY {
-            ids[i] = previous[j].id;
-            matched_prev[j] = true;
-            drift.push(DriftRow {
-                previous_id: Some(previous[j].id),
-                id: Some(previous[j].id),
-                label: current[i].label.clone(),
-                previous_label: previous[j].label.clone(),
-                name: String::new(),
-                similarity: sim[i][j],
-                share_change: current[i].share - previous[j].share,
-                status: "matched",
-            });
+    hungarian(&cost)
+}
+
+impl DriftRow {
+    /// A current topic that matches a previous one at `similarity` (and keeps its id).
+    fn matched(current: &TopicFingerprint, previous: &TopicFingerprint, similarity: f64) -> Self {
+        DriftRow {
+            previous_id: Some(previous.id),
+            id: Some(previous.id),
+            label: current.label.clone(),
+            previous_label: previous.label.clone(),
+            name: String::new(),
+            similarity,
+            share_change: current.share - previous.share,
+            status: "matched",
         }
     }
-    // Fresh ids for new topics, in the current order (largest first).
-    for i in 0..n {
-        if ids[i] == usize::MAX {
-            ids[i] = next;
-            next += 1;
-            let best = (0..m).map(|j| sim[i][j]).fold(0.0f64, f64::max);
-            drift.push(DriftRow {
-                previous_id: None,
-                id: Some(ids[i]),
-                label: current[i].label.clone(),
-                previous_label: String::new(),
-                name: String::new(),
-                similarity: best,
-                share_change: current[i].share,
-                status: "new",
-            });
+
+    /// A current topic that matches none, given the fresh `id`; `best` is its highest
+    /// similarity to a previous topic.
+    fn new_topic(current: &TopicFingerprint, id: usize, best: f64) -> Self {
+        DriftRow {
+            previous_id: None,
+            id: Some(id),
+            label: current.label.clone(),
+            previous_label: String::new(),
+            name: String::new(),
+            similarity: best,
+            share_change: current.share,
+            status: "new",
         }
     }
-    for j in 0..m {
-        if !matched_prev[j] {
-            drift.push(DriftRow {
-                previous_id: Some(previous[j].id),
-                id: None,
-                label: String::new(),
-                previous_label: previous[j].label.clone(),
-                name: String::new(),
-                similarity: 0.0,
-                share_change: -previous[j].share,
-                status: "vanished",
-            });
+
+    /// A previous topic no current topic matches.
+    fn vanished(previous: &TopicFingerprint) -> Self {
+        DriftRow {
+            previous_id: Some(previous.id),
+            id: None,
+            label: String::new(),
+            previous_label: previous.label.clone(),
+            name: String::new(),
+            similarity: 0.0,
+            share_change: -previous.share,
+            status: "vanished",
         }
-    }
-    Matching {
-        ids,
-        next_id: next,
-        drift,
     }
 }
 

@@ -15,19 +15,63 @@ pub type Names = BTreeMap<usize, String>;
 /// Why a names file cannot be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NamesError {
-    #[error("{0}")]
-    Toml(String),
+    #[error(transparent)]
+    Toml(#[from] TomlSyntax),
     #[error("key {0:?} is not a topic id (a whole number, as in topics.csv)")]
     BadId(String),
     #[error("topic {0}: the name must be a non-empty string")]
     BadName(usize),
 }
 
+/// A names file that is not TOML: toml's error, kept whole (its span, line and column), shown on
+/// one line as a pipeline file's TOML errors are: where, then why ("TOML parse error at line 2,
+/// column 5: string values must be quoted, expected literal string"). toml's own text spans
+/// several lines with an excerpt of the file, which would break the one-cause-per-line error
+/// output, so it is not a further cause: this line says all it says but the excerpt. (Boxed:
+/// toml's error is large, and every configuration error would carry its size.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TomlSyntax(Box<toml::de::Error>);
+
+impl TomlSyntax {
+    /// toml's error, with its span.
+    pub fn error(&self) -> &toml::de::Error {
+        &self.0
+    }
+}
+
+impl From<toml::de::Error> for TomlSyntax {
+    fn from(e: toml::de::Error) -> Self {
+        TomlSyntax(Box::new(e))
+    }
+}
+
+impl std::fmt::Display for TomlSyntax {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let why: Vec<&str> = self
+            .0
+            .message()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        // toml's text opens with where, when it knows: "TOML parse error at line 2, column 5".
+        let text = self.0.to_string();
+        match text
+            .lines()
+            .next()
+            .filter(|l| l.starts_with("TOML parse error at"))
+        {
+            Some(at) => write!(f, "{at}: {}", why.join(": ")),
+            None => f.write_str(&why.join(": ")),
+        }
+    }
+}
+
+impl std::error::Error for TomlSyntax {}
+
 /// Parses a names file's text: `id = "name"` lines (comments allowed).
 pub fn parse(text: &str) -> Result<Names, NamesError> {
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| NamesError::Toml(e.message().to_string()))?;
+    let table: toml::Table = text.parse().map_err(TomlSyntax::from)?;
     let mut names = Names::new();
     for (key, value) in table {
         let id: usize = key
@@ -160,7 +204,18 @@ mod tests {
         );
         assert_eq!(parse("3 = 4").unwrap_err(), NamesError::BadName(3));
         assert_eq!(parse("3 = \"  \"").unwrap_err(), NamesError::BadName(3));
-        assert!(matches!(parse("3 = ").unwrap_err(), NamesError::Toml(_)));
+        let NamesError::Toml(e) = parse("0 = \"Kernels\"\n3 = \n").unwrap_err() else {
+            panic!("a TOML error");
+        };
+        // Where and why, on one line (toml's message has two: "invalid string", "expected
+        // ..."); toml's error is kept whole.
+        let shown = e.to_string();
+        assert!(
+            shown.starts_with("TOML parse error at line 2, column 5: invalid string: expected"),
+            "{shown}"
+        );
+        assert!(!shown.contains('\n'), "{shown}");
+        assert!(e.error().span().is_some());
     }
 
     #[test]
