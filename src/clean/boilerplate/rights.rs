@@ -53,7 +53,7 @@ pub fn is_rights_statement(norm: &[u8], anchored: bool) -> bool {
         std::sync::LazyLock::new(|| {
             RIGHTS_ANYWHERE
                 .iter()
-                .map(|p| memchr::memmem::Finder::new(p))
+                .map(memchr::memmem::Finder::new)
                 .collect()
         });
     let whole_word_at = |pos: usize, len: usize| {

@@ -174,10 +174,8 @@ impl Scanner {
             }
             return next;
         }
-        if ch == '©' {
-            if self.state.start.is_some_and(|s| i > s + 16) {
-                self.end_segment(i, f);
-            }
+        if ch == '©' && self.state.start.is_some_and(|s| i > s + 16) {
+            self.end_segment(i, f);
         }
         if self.state.start.is_none() {
             self.state.start = Some(i);
