@@ -107,11 +107,7 @@ fn representatives(out: &mut String, t: &ReportTopic) -> fmt::Result {
     }
     out.push_str("<h4>Representative papers</h4>\n<ol class=\"reps\">\n");
     for doc in &t.representatives {
-        let title = if doc.title.trim().is_empty() {
-            &doc.id
-        } else {
-            &doc.title
-        };
+        let title = doc.shown_title();
         write!(
             out,
             "<li><p class=\"rep-title\"><span dir=\"auto\">{}</span>",

@@ -131,6 +131,17 @@ pub struct ReportDoc {
     pub snippet: String,
 }
 
+impl ReportDoc {
+    /// What the report shows as its title: the title, or the id when it has none.
+    pub fn shown_title(&self) -> &str {
+        if self.title.trim().is_empty() {
+            &self.id
+        } else {
+            &self.title
+        }
+    }
+}
+
 /// One chart to inline.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReportChart {

@@ -258,11 +258,7 @@ fn topic_table(out: &mut String, d: &ReportData, trend_column: bool) -> fmt::Res
         if !t.representatives.is_empty() {
             out.push_str("<ul>");
             for doc in t.representatives.iter().take(TABLE_PAPERS) {
-                let title = if doc.title.trim().is_empty() {
-                    &doc.id
-                } else {
-                    &doc.title
-                };
+                let title = doc.shown_title();
                 write!(
                     out,
                     "<li dir=\"auto\">{}</li>",
