@@ -33,10 +33,12 @@
 
 pub mod boilerplate;
 pub mod links;
+mod stage;
 mod tables;
 #[cfg(test)]
 mod tests;
 
+pub use stage::{CleanBuffers, CleanParams, CleanTally, CleanValidParams, Cleaned, TextCleaner};
 use tables::{Entity, TextCmd};
 
 /// Longest inline `$...$` body, in bytes, still treated as math; a `$` whose
@@ -108,7 +110,7 @@ const MAX_REPASSES: usize = 8;
 /// The output never starts or ends with whitespace, never holds two spaces in
 /// a row or any whitespace but ASCII space, and cleaning it again returns it
 /// unchanged.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Cleaner {
     _private: (),
 }

@@ -138,6 +138,9 @@ pub struct Boilerplate {
     pub repeated: Vec<Repeated>,
     /// Normalised-form hashes of the `keep` entries.
     pub keep: Vec<u64>,
+    /// The `keep` entries that no document of the fit holds (warned about; not saved).
+    #[serde(skip)]
+    pub unmatched_keep: Vec<String>,
     #[serde(skip)]
     set: FxHashSet<u64>,
 }
@@ -184,7 +187,14 @@ impl BoilerplateValidParams {
         }
         let sample = even_sample(texts.len(), MAX_FIT_DOCUMENTS);
         let min_docs = p.min_docs.unwrap_or_else(|| auto_min_docs(sample.len()));
-        let counts = count_segments(texts, &sample);
+        let (counts, kept_seen) = count_segments(texts, &sample, &keep);
+        let unmatched_keep = p
+            .keep
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| !kept_seen.contains(k))
+            .map(|(text, _)| text.clone())
+            .collect();
         let mut repeated: Vec<Repeated> = counts
             .into_iter()
             .filter(|(key, c)| c.documents >= min_docs && !keep.contains(key))
@@ -206,6 +216,7 @@ impl BoilerplateValidParams {
             examined: sample.len(),
             repeated,
             keep,
+            unmatched_keep,
             set: FxHashSet::default(),
         }
         .indexed()
@@ -243,17 +254,22 @@ struct SegmentCount {
 fn count_segments<S: AsRef<str> + Sync>(
     texts: &[S],
     sample: &[usize],
-) -> FxHashMap<u64, SegmentCount> {
+    keep: &[u64],
+) -> (FxHashMap<u64, SegmentCount>, FxHashSet<u64>) {
     let distinct = distinct_documents(texts, sample);
-    let partial: Vec<FxHashMap<u64, SegmentCount>> = distinct
+    let partial: Vec<(FxHashMap<u64, SegmentCount>, FxHashSet<u64>)> = distinct
         .par_chunks(4096)
         .map(|chunk| {
             let mut counts: FxHashMap<u64, SegmentCount> = FxHashMap::default();
+            let mut kept = FxHashSet::default();
             let mut seen = FxHashSet::default();
             let mut scanner = Scanner::default();
             for &doc in chunk {
                 seen.clear();
                 scanner.scan(texts[doc].as_ref(), |s| {
+                    if keep.contains(&s.key) {
+                        kept.insert(s.key);
+                    }
                     if long_enough(s) && seen.insert(s.key) {
                         let e = counts.entry(s.key).or_insert(SegmentCount {
                             documents: 0,
@@ -265,11 +281,13 @@ fn count_segments<S: AsRef<str> + Sync>(
                     }
                 });
             }
-            counts
+            (counts, kept)
         })
         .collect();
     let mut total: FxHashMap<u64, SegmentCount> = FxHashMap::default();
-    for part in partial {
+    let mut kept = FxHashSet::default();
+    for (part, part_kept) in partial {
+        kept.extend(part_kept);
         for (key, c) in part {
             total
                 .entry(key)
@@ -277,7 +295,7 @@ fn count_segments<S: AsRef<str> + Sync>(
                 .or_insert(c);
         }
     }
-    total
+    (total, kept)
 }
 
 /// The sampled documents whose full text was not seen before (exact duplicates dropped).
