@@ -12,7 +12,10 @@
 //! text (markup-cleaned only) for its title, snippets and exports: steps 1 and 2 remove what is
 //! not the paper from the topics, not from what people read.
 
-use super::boilerplate::{Boilerplate, BoilerplateParams, BoilerplateParamsError, BoilerplateValidParams, Removed, Scanner};
+use super::boilerplate::{
+    Boilerplate, BoilerplateParams, BoilerplateParamsError, BoilerplateValidParams, Removed,
+    Scanner,
+};
 use super::links::{self, LinkCounts};
 use super::Cleaner;
 use serde::{Deserialize, Serialize};
@@ -40,7 +43,10 @@ impl Default for CleanParams {
 impl CleanParams {
     /// Defaults: boilerplate on (automatic threshold, nothing kept), links removed.
     pub fn new() -> Self {
-        CleanParams { boilerplate: BoilerplateParams::new(), links: true }
+        CleanParams {
+            boilerplate: BoilerplateParams::new(),
+            links: true,
+        }
     }
     /// The boilerplate rules (`boilerplate`, `boilerplate-min-docs`, `keep`).
     pub fn boilerplate(mut self, p: BoilerplateParams) -> Self {
@@ -53,7 +59,10 @@ impl CleanParams {
         self
     }
     pub fn check(self) -> Result<CleanValidParams, BoilerplateParamsError> {
-        Ok(CleanValidParams { boilerplate: self.boilerplate.check()?, links: self.links })
+        Ok(CleanValidParams {
+            boilerplate: self.boilerplate.check()?,
+            links: self.links,
+        })
     }
 }
 
@@ -66,7 +75,11 @@ impl Default for CleanValidParams {
 impl CleanValidParams {
     /// Fits the boilerplate rules on the documents' raw texts.
     pub fn fit<S: AsRef<str> + Sync>(&self, raw: &[S]) -> TextCleaner {
-        TextCleaner { boilerplate: self.boilerplate.fit(raw), links: self.links, markup: Cleaner::new() }
+        TextCleaner {
+            boilerplate: self.boilerplate.fit(raw),
+            links: self.links,
+            markup: Cleaner::new(),
+        }
     }
 
     /// The `keep` entries, as the pipeline writes them.
@@ -125,7 +138,11 @@ impl TextCleaner {
     /// What a model without a `clean` section (written before these rules) applies: markup
     /// cleaning only, so its documents are tokenized as they were when it was fitted.
     pub fn markup_only() -> Self {
-        TextCleaner { boilerplate: Boilerplate::disabled(), links: false, markup: Cleaner::new() }
+        TextCleaner {
+            boilerplate: Boilerplate::disabled(),
+            links: false,
+            markup: Cleaner::new(),
+        }
     }
 
     /// The fitted state, after reading it from a model.
@@ -136,9 +153,20 @@ impl TextCleaner {
 
     /// Cleans the raw text `raw`: the features text goes into `out`; what was removed is
     /// added to `tally`.
-    pub fn clean(&self, raw: &str, out: &mut String, bufs: &mut CleanBuffers, tally: &mut CleanTally) -> Cleaned {
+    pub fn clean(
+        &self,
+        raw: &str,
+        out: &mut String,
+        bufs: &mut CleanBuffers,
+        tally: &mut CleanTally,
+    ) -> Cleaned {
         bufs.stripped.clear();
-        let stripped = self.boilerplate.strip(raw, &mut bufs.stripped, &mut tally.removed, &mut bufs.scanner);
+        let stripped = self.boilerplate.strip(
+            raw,
+            &mut bufs.stripped,
+            &mut tally.removed,
+            &mut bufs.scanner,
+        );
         let source = if stripped { &bufs.stripped } else { raw };
         let mut linked = false;
         if self.links && links::may_hold_links(source) {
@@ -150,7 +178,8 @@ impl TextCleaner {
             return Cleaned::Same;
         }
         tally.documents_changed += 1;
-        self.markup.clean_into(if linked { &bufs.linked } else { source }, out);
+        self.markup
+            .clean_into(if linked { &bufs.linked } else { source }, out);
         let mut original = String::with_capacity(raw.len());
         self.markup.clean_into(raw, &mut original);
         Cleaned::Changed(original)
@@ -173,22 +202,40 @@ mod tests {
             "Plain text about graphs.",
         ];
         let cleaner = CleanParams::new().check().unwrap().fit(&raw);
-        let (mut out, mut bufs, mut tally) = (String::new(), CleanBuffers::default(), CleanTally::default());
+        let (mut out, mut bufs, mut tally) = (
+            String::new(),
+            CleanBuffers::default(),
+            CleanTally::default(),
+        );
         let got = cleaner.clean(raw[0], &mut out, &mut bufs, &mut tally);
         assert_eq!(out, "We study kernels. Code: .");
         assert_eq!(
             got,
             Cleaned::Changed("We study kernels. Code: https://github.com/a/b. © 2018 Elsevier B.V. All rights reserved.".into())
         );
-        assert_eq!((tally.removed.rights_statements, tally.links.urls, tally.documents_changed), (2, 1, 1));
-        assert_eq!(cleaner.clean(raw[1], &mut out, &mut bufs, &mut tally), Cleaned::Same);
+        assert_eq!(
+            (
+                tally.removed.rights_statements,
+                tally.links.urls,
+                tally.documents_changed
+            ),
+            (2, 1, 1)
+        );
+        assert_eq!(
+            cleaner.clean(raw[1], &mut out, &mut bufs, &mut tally),
+            Cleaned::Same
+        );
         assert_eq!(out, raw[1]);
     }
 
     #[test]
     fn markup_only_is_the_old_cleaning() {
         let c = TextCleaner::markup_only();
-        let (mut out, mut bufs, mut tally) = (String::new(), CleanBuffers::default(), CleanTally::default());
+        let (mut out, mut bufs, mut tally) = (
+            String::new(),
+            CleanBuffers::default(),
+            CleanTally::default(),
+        );
         let raw = "See https://x.org/y. © 2019 IEEE.";
         assert_eq!(c.clean(raw, &mut out, &mut bufs, &mut tally), Cleaned::Same);
         assert_eq!(out, raw);
