@@ -335,7 +335,9 @@ fn a_streaming_run_assigns_every_document_and_reports_from_all_of_them() {
     fs::create_dir_all(&data).unwrap();
     synthetic(&data, 3000, 3);
     let body = format!(
-        "name = \"stream\"\ntitle = \"Streamed\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\nlabel = \"label\"\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\nfit-sample = 1000\n[output]\nworkbook-documents = 1000\n",
+        // Every sentence of this synthetic corpus recurs in a hundred documents or more: the
+        // repetition rule would rightly take it all for boilerplate (see the next test).
+        "name = \"stream\"\ntitle = \"Streamed\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\nlabel = \"label\"\n[clean]\nboilerplate = false\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\nfit-sample = 1000\n[output]\nworkbook-documents = 1000\n",
         data.join("part-*.csv").display().to_string()
     );
     let p = pipeline(tmp.path(), "stream.toml", &body);
@@ -479,4 +481,56 @@ fn a_broken_row_deep_in_a_streamed_file_is_named_by_file_and_row() {
         "{err}"
     );
     assert!(!dir.exists(), "nothing half-written");
+}
+
+/// A streaming run finds the boilerplate on its sample and removes it from every document of
+/// every chunk: run.json counts each removal, and no topic term comes from it.
+#[test]
+fn a_streaming_run_cleans_every_chunk_with_the_rules_of_its_sample() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    fs::create_dir_all(&data).unwrap();
+    let note = "This work was presented at the Workshop on Synthetic Corpora.";
+    for part in synthetic(&data, 3000, 3) {
+        let mut body = fs::read_to_string(&part).unwrap();
+        for i in (0..3000).filter(|i| i % 3 != 0) {
+            body = body.replace(
+                &format!("(variant {i})\""),
+                &format!("(variant {i}). {note}\""),
+            );
+        }
+        fs::write(&part, body).unwrap();
+    }
+    // The synthetic sentences recur in about 110 of the sample's 1,000 documents; the note in
+    // about 670.
+    let body = format!(
+        "name = \"clean\"\n[[input]]\npath = {:?}\nid = \"id\"\nlabel = \"label\"\n[clean]\nboilerplate-min-docs = 400\n[tokenize]\nmin-df = 2\n[cluster]\nk = 3\nfit-sample = 1000\n",
+        data.join("part-*.csv").display().to_string()
+    );
+    let p = pipeline(tmp.path(), "clean.toml", &body);
+    let out = tmp.path().join("out");
+    let o = bin()
+        .args(["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let clean = &run["clean"];
+    assert_eq!(clean["repeated"][0]["text"], note, "{clean}");
+    assert_eq!(clean["repeated_found"], 1, "{clean}");
+    assert_eq!(clean["removed"]["repeated"], 2000, "{clean}");
+    let (h, topics) = read_csv(&out.join("topics.csv"));
+    for terms in column(&h, &topics, "top_terms") {
+        for junk in ["workshop", "synthetic", "corpora", "presented"] {
+            assert!(!terms.contains(junk), "{junk} in {terms}");
+        }
+    }
+    // The model keeps the rules, so `assign` cleans as the fit did.
+    let model: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("model.json")).unwrap()).unwrap();
+    assert_eq!(
+        model["clean"]["boilerplate"]["repeated"][0]["documents"],
+        clean["repeated"][0]["documents"]
+    );
 }

@@ -38,7 +38,11 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
-pub use stage::{CleanBuffers, CleanParams, CleanTally, CleanValidParams, Cleaned, TextCleaner};
+pub use boilerplate::{BoilerplateParams, BoilerplateParamsError};
+pub use stage::{
+    CleanBuffers, CleanParams, CleanReport, CleanTally, CleanValidParams, Cleaned, ShownSegment,
+    TextCleaner,
+};
 use tables::{Entity, TextCmd};
 
 /// Longest inline `$...$` body, in bytes, still treated as math; a `$` whose

@@ -106,6 +106,9 @@ pub struct CleanTally {
     pub links: LinkCounts,
     /// Documents whose features text differs from their original text.
     pub documents_changed: u64,
+    /// Documents left with no word once these rules ran (left out of the analysis).
+    #[serde(default)]
+    pub documents_left_out: u64,
 }
 
 impl CleanTally {
@@ -113,6 +116,44 @@ impl CleanTally {
         self.removed.add(&o.removed);
         self.links.add(&o.links);
         self.documents_changed += o.documents_changed;
+        self.documents_left_out += o.documents_left_out;
+    }
+}
+
+/// What `run.json` and the report say about the clean stage: the rules, the repeated segments
+/// found (the most frequent [`LISTED`](super::boilerplate::LISTED)) and what was removed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CleanReport {
+    pub boilerplate: bool,
+    pub links: bool,
+    /// The repetition threshold used (documents).
+    pub min_docs: usize,
+    /// Documents the repetition rule was fitted on.
+    pub documents_examined: usize,
+    /// Repeated segments found (all of them; `repeated` lists the first ones).
+    pub repeated_found: usize,
+    pub repeated: Vec<ShownSegment>,
+    /// `keep` entries that matched no segment of the fit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmatched_keep: Vec<String>,
+    /// What the rules removed from this run's documents (absent for a report built from sums).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removed: Option<CleanTally>,
+}
+
+/// A repeated segment as listed: its text and the documents holding it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShownSegment {
+    pub text: String,
+    pub documents: usize,
+}
+
+impl CleanReport {
+    /// Whether anything was found or removed (the report shows its section only then).
+    pub fn found_anything(&self) -> bool {
+        self.repeated_found > 0
+            || !self.unmatched_keep.is_empty()
+            || self.removed.is_some_and(|r| r.documents_changed > 0)
     }
 }
 
@@ -183,6 +224,29 @@ impl TextCleaner {
         let mut original = String::with_capacity(raw.len());
         self.markup.clean_into(raw, &mut original);
         Cleaned::Changed(original)
+    }
+
+    /// What `run.json` and the report say, with what the rules removed from the documents.
+    pub fn report(&self, removed: Option<CleanTally>) -> CleanReport {
+        let b = &self.boilerplate;
+        CleanReport {
+            boilerplate: b.enabled,
+            links: self.links,
+            min_docs: b.min_docs,
+            documents_examined: b.examined,
+            repeated_found: b.repeated.len(),
+            repeated: b
+                .repeated
+                .iter()
+                .take(super::boilerplate::LISTED)
+                .map(|r| ShownSegment {
+                    text: r.text.clone(),
+                    documents: r.documents,
+                })
+                .collect(),
+            unmatched_keep: b.unmatched_keep.clone(),
+            removed,
+        }
     }
 
     /// The markup cleaner alone (titles).

@@ -19,6 +19,7 @@ pub struct Options {
     /// One or more inputs (`[[input]]`).
     #[serde(default)]
     pub input: Vec<InputOptions>,
+    pub clean: Option<CleanOptions>,
     pub tokenize: Option<TokenizeOptions>,
     pub tfidf: Option<TfIdfOptions>,
     pub reduce: Option<ReduceOptions>,
@@ -55,6 +56,20 @@ pub struct InputOptions {
 pub struct FilterOptions {
     pub column: Option<String>,
     pub values: Option<Vec<String>>,
+}
+
+/// `[clean]`: what is removed before tokenizing, besides markup.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CleanOptions {
+    /// Repeated segments, rights statements, signatures and quoted headers (default true).
+    pub boilerplate: Option<bool>,
+    /// Documents a segment must recur in to be boilerplate (default automatic).
+    pub boilerplate_min_docs: Option<usize>,
+    /// Segments that stay whatever the rules say.
+    pub keep: Option<Vec<String>>,
+    /// URLs, e-mail addresses, DOIs and arXiv identifiers (default true).
+    pub links: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -4,13 +4,14 @@
 //! stage's own `check()`.
 
 use super::options::{
-    ChartsOptions, ClusterOptions, DescribeOptions, InputOptions, KOption, OutputOptions,
-    ReduceOptions, TfIdfOptions, TokenizeOptions, TrendsOptions,
+    ChartsOptions, CleanOptions, ClusterOptions, DescribeOptions, InputOptions, KOption,
+    OutputOptions, ReduceOptions, TfIdfOptions, TokenizeOptions, TrendsOptions,
 };
 use super::settings::{
     normalize, ChartsSettings, OutputSettings, SettingsError, TopicNames, TrendsSettings,
 };
 use crate::chart::ChartStyle;
+use crate::clean::{BoilerplateParams, CleanParams, CleanValidParams};
 use crate::cluster::{self, ClusterError, ClusterParams, ClusterValidParams, KChoice};
 use crate::describe::names;
 use crate::describe::{DescribeParams, DescribeValidParams};
@@ -143,6 +144,18 @@ fn input(i: usize, o: InputOptions, base: &Path) -> Result<InputSpec, SettingsEr
 
 /// `[tokenize]`'s tokenizer keys: `language`, `stop-words` (`english` or `none`), `stem`,
 /// `extra-stop-words`, `min-length`, `max-length`.
+/// `[clean]`: `boilerplate`, `boilerplate-min-docs`, `keep`, `links`.
+pub(super) fn clean(c: CleanOptions) -> Result<CleanValidParams, SettingsError> {
+    let boilerplate = BoilerplateParams::new()
+        .given(c.boilerplate, BoilerplateParams::enabled)
+        .min_docs(c.boilerplate_min_docs)
+        .given(c.keep, BoilerplateParams::keep);
+    Ok(CleanParams::new()
+        .boilerplate(boilerplate)
+        .given(c.links, CleanParams::links)
+        .check()?)
+}
+
 pub(super) fn tokenize(t: &TokenizeOptions) -> Result<TokenizerValidParams, SettingsError> {
     let stop_words = match &t.stop_words {
         None => None,

@@ -11,6 +11,7 @@
 use super::options::Options;
 use super::sections;
 use crate::chart::{ChartError, ChartStyle};
+use crate::clean::{BoilerplateParamsError, CleanValidParams};
 use crate::cluster::{ClusterError, ClusterValidParams};
 use crate::describe::names::{Names, NamesError};
 use crate::describe::{DescribeParamsError, DescribeValidParams};
@@ -32,6 +33,7 @@ pub struct Settings {
     pub name: String,
     pub title: String,
     pub inputs: Vec<InputSpec>,
+    pub clean: CleanValidParams,
     pub tokenize: TokenizerValidParams,
     pub tfidf: TfIdfValidParams,
     pub reduce: ReduceValidParams,
@@ -120,6 +122,8 @@ pub enum SettingsError {
     #[error("input[{0}]: text, id, time and label name table columns; a paper-list has none")]
     ColumnsOfPaperList(usize),
     #[error(transparent)]
+    Clean(#[from] BoilerplateParamsError),
+    #[error(transparent)]
     Tokenize(#[from] TokenizerParamsError),
     #[error(transparent)]
     TfIdf(#[from] TfIdfError),
@@ -152,6 +156,7 @@ impl Settings {
         let name = sections::name(o.name, pipeline)?;
         let title = o.title.unwrap_or_else(|| name.clone());
         let inputs = sections::inputs(o.input, base)?;
+        let clean = sections::clean(o.clean.unwrap_or_default())?;
         let t = o.tokenize.unwrap_or_default();
         let tokenize = sections::tokenize(&t)?;
         let tfidf = sections::tfidf(&t, o.tfidf.unwrap_or_default())?;
@@ -172,6 +177,7 @@ impl Settings {
             name,
             title,
             inputs,
+            clean,
             tokenize,
             tfidf,
             reduce,

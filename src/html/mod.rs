@@ -39,6 +39,7 @@
 //! 12%); a mover's `change` is in the same unit (shown as percentage
 //! points, e.g. +1.20 pp) and its meaning is given by `trend_measure`.
 
+mod cleaning;
 mod details;
 mod escape;
 mod markdown;
@@ -94,6 +95,22 @@ pub struct ReportData {
     /// The merges of the topic hierarchy, closest first; empty hides the section (its chart,
     /// named `topic_tree`, is then shown with the others).
     pub hierarchy: Vec<ReportMerge>,
+    /// What the clean stage removed; `None` (or nothing in it) hides the section.
+    #[serde(default)]
+    pub cleaning: Option<ReportCleaning>,
+}
+
+/// What the clean stage removed before the analysis.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReportCleaning {
+    /// Repeated segments (text, documents holding it), the most frequent first.
+    pub segments: Vec<(String, usize)>,
+    /// All repeated segments found (more than `segments` lists when many).
+    pub segments_found: usize,
+    /// Documents a segment had to recur in.
+    pub min_docs: usize,
+    /// What was removed and how often, e.g. ("URLs", 14068); zero counts are left out.
+    pub counts: Vec<(String, u64)>,
 }
 
 /// One topic.

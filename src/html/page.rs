@@ -91,6 +91,7 @@ fn page(out: &mut String, d: &ReportData, notes: &mut Vec<String>) -> fmt::Resul
     hierarchy(out, d, &svgs, &seen)?;
     super::details::topic_sections(out, d)?;
     metrics(out, d)?;
+    super::cleaning::section(out, d.cleaning.as_ref())?;
     warnings(out, d, notes)?;
     write!(
         out,

@@ -86,6 +86,12 @@ fn sample() -> ReportData {
             distance: 0.42,
             size: 12,
         }],
+        cleaning: Some(ReportCleaning {
+            segments: vec![("© 2018 Elsevier B.V. All rights reserved.".into(), 7)],
+            segments_found: 1,
+            min_docs: 3,
+            counts: vec![("URLs".into(), 4)],
+        }),
     }
 }
 
@@ -111,6 +117,9 @@ fn hostile() -> ReportData {
     d.charts[0].name = HOSTILE_IMG.into();
     d.metrics = Some(vec![(HOSTILE_SCRIPT.into(), 1.0)]);
     d.warnings = vec![HOSTILE_IMG.into()];
+    if let Some(c) = &mut d.cleaning {
+        c.segments[0].0 = HOSTILE_SCRIPT.into();
+    }
     d
 }
 
@@ -652,4 +661,27 @@ fn escaping_and_formatting_helpers() {
     assert_eq!(Num(0.123456).to_string(), "0.1235");
     assert_eq!(Num(0.0001234).to_string(), "1.23e-4");
     assert_eq!(Num(f64::NAN).to_string(), "n/a");
+}
+
+#[test]
+fn removed_text_is_listed_only_when_something_was_removed() {
+    let html = render_html(&sample());
+    let at = html
+        .find("<section id=\"cleaning\">")
+        .expect("cleaning section");
+    let section = &html[at..at + html[at..].find("</section>").unwrap()];
+    assert!(
+        section.contains("© 2018 Elsevier B.V. All rights reserved."),
+        "{section}"
+    );
+    assert!(section.contains("<td class=\"num\">7</td>"), "{section}");
+    assert!(
+        section.contains("<th scope=\"row\">URLs</th><td class=\"num\">4</td>"),
+        "{section}"
+    );
+    let mut bare = sample();
+    bare.cleaning = Some(ReportCleaning::default());
+    assert!(!render_html(&bare).contains("id=\"cleaning\""));
+    bare.cleaning = None;
+    assert!(!render_html(&bare).contains("id=\"cleaning\""));
 }

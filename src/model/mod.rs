@@ -12,6 +12,7 @@
 //! `term_centroids`; version 1 files (without them) are still read. A file of another format or
 //! version is refused with a message saying which versions this build reads.
 
+use crate::clean::TextCleaner;
 use crate::cluster::Clustering;
 use crate::describe::matching::{PreviousTopics, TopicFingerprint};
 use crate::reduce::Reducer;
@@ -61,6 +62,10 @@ pub struct SavedModel {
     pub topics: Vec<SavedTopic>,
     /// The first id no topic of this pipeline has had (ids of vanished topics are not reused).
     pub next_id: usize,
+    /// The clean stage's fitted rules (boilerplate segments, links). Models written before
+    /// them lack it, and clean markup only, as they did when fitted ([`SavedModel::cleaner`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clean: Option<TextCleaner>,
 }
 
 /// A topic as saved.
@@ -190,7 +195,15 @@ impl SavedModel {
             term_centroids: term_centroids.map(|t| t.outer_iter().map(|r| r.to_vec()).collect()),
             topics,
             next_id,
+            clean: None,
         }
+    }
+
+    /// The clean stage as the fit ran it.
+    pub fn cleaner(&self) -> &TextCleaner {
+        static MARKUP_ONLY: std::sync::LazyLock<TextCleaner> =
+            std::sync::LazyLock::new(TextCleaner::markup_only);
+        self.clean.as_ref().unwrap_or(&MARKUP_ONLY)
     }
 
     /// Loads `model.json` from a report folder (or the file itself), checking format and version.
@@ -234,7 +247,8 @@ impl SavedModel {
                 found: version,
             });
         }
-        let model: SavedModel = serde_json::from_str(text).map_err(json)?;
+        let mut model: SavedModel = serde_json::from_str(text).map_err(json)?;
+        model.clean = model.clean.take().map(TextCleaner::indexed);
         let bad = |problem| ModelError::Inconsistent {
             path: file.clone(),
             problem,

@@ -169,6 +169,7 @@ fn to_folder(
     run_info::write_assign(
         &dir,
         &opts.model,
+        &placer.model.cleaner().report(Some(p.cleaned)),
         &p.corpus,
         p.clustering.sizes(),
         started,
@@ -264,9 +265,16 @@ fn assign_batch(
     progress: &mut Progress,
 ) -> Result<Assignment, PipelineError> {
     let model = &placer.model;
+    let cleaning = prepare::Cleaning::Apply(model.cleaner());
     let prepared = match corpus {
-        Some(c) => prepare::prepare_corpus(c, opts.on_bad, &model.tokenize, progress)?,
-        None => prepare::prepare(&opts.inputs, opts.on_bad, &model.tokenize, progress)?,
+        Some(c) => prepare::prepare_corpus(c, opts.on_bad, cleaning, &model.tokenize, progress)?,
+        None => prepare::prepare(
+            &opts.inputs,
+            opts.on_bad,
+            cleaning,
+            &model.tokenize,
+            progress,
+        )?,
     };
     let placed = place::place(placer, prepared, features, progress)?;
     let clustering = &placed.clustering;

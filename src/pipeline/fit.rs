@@ -51,7 +51,13 @@ pub fn fit(
     );
     let vocabulary = prepared.tokens.terms.len();
     let periods = prepared.periods(settings.trends.period);
-    let Prepared { corpus, tokens, .. } = prepared;
+    let Prepared {
+        corpus,
+        tokens,
+        cleaner,
+        cleaned,
+        ..
+    } = prepared;
     drop(tokens);
     let (trends, map, similarity) = trends_and_map(&periods, &clustering, &vectors, progress)?;
     let metrics = evaluate(settings, &corpus, &clustering, &vectors, progress)?;
@@ -59,6 +65,8 @@ pub fn fit(
         scope: Scope::Documents,
         corpus,
         vocabulary,
+        cleaner,
+        cleaned: Some(cleaned),
         tfidf,
         reducer,
         clustering,

@@ -69,6 +69,7 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
     let prepared = prepare::prepare(
         &settings.inputs,
         settings.output.on_bad_document,
+        prepare::Cleaning::Fit(&settings.clean),
         &settings.tokenize,
         &mut progress,
     )?;

@@ -82,6 +82,8 @@ pub struct Placed {
     pub clustering: Clustering,
     /// Each document's `(feature, count)` of its single-word features, when asked for.
     pub features: Option<Vec<Vec<(u32, u32)>>>,
+    /// What the clean stage removed from these documents.
+    pub cleaned: crate::clean::CleanTally,
 }
 
 impl Placed {
@@ -165,5 +167,6 @@ pub fn place(
         corpus: prepared.corpus,
         clustering,
         features,
+        cleaned: prepared.cleaned,
     })
 }

@@ -6,7 +6,7 @@
 //! stops the run in `fail` mode.
 
 use super::PipelineError;
-use crate::clean::Cleaner;
+use crate::clean::{CleanBuffers, CleanTally, CleanValidParams, Cleaned, TextCleaner};
 use crate::ingest::{self, Corpus, InputSpec, OnBadDocument, PeriodUnit, Skipped};
 use crate::progress::{thousands, Progress};
 use crate::tokenize::{Analyzer, TokenizedCorpus, TokenizerValidParams};
@@ -15,6 +15,8 @@ use rayon::prelude::*;
 /// Why documents were left out: names the stage that found them unusable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeftOut {
+    /// Nothing but boilerplate, rights statements, links or e-mail addresses.
+    OnlyBoilerplate,
     /// Nothing but stop words, numbers or punctuation after cleaning.
     NoWords,
     /// None of its words is in the fitted vocabulary (min-df / max-df).
@@ -26,6 +28,9 @@ pub enum LeftOut {
 impl std::fmt::Display for LeftOut {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
+            LeftOut::OnlyBoilerplate => {
+                "nothing but boilerplate, links or e-mail addresses (see clean in run.json)"
+            }
             LeftOut::NoWords => "no words left after cleaning and stop-word removal",
             LeftOut::NotInVocabulary => "none of its words is in the vocabulary (min-df / max-df)",
             LeftOut::NotInModel => "no word in the model's vocabulary",
@@ -33,11 +38,24 @@ impl std::fmt::Display for LeftOut {
     }
 }
 
+/// Where the clean stage's rules come from.
+#[derive(Debug, Clone, Copy)]
+pub enum Cleaning<'a> {
+    /// Fitted on the documents being prepared (a run, a stream's sample).
+    Fit(&'a CleanValidParams),
+    /// Already fitted (a saved model, a stream's sample), applied as they are.
+    Apply(&'a TextCleaner),
+}
+
 /// Documents, cleaned and tokenized, row for row.
 #[derive(Debug)]
 pub struct Prepared {
     pub corpus: Corpus,
     pub tokens: TokenizedCorpus,
+    /// The clean stage's rules (fitted here, or the ones applied), saved with the model.
+    pub cleaner: TextCleaner,
+    /// What the rules removed from these documents.
+    pub cleaned: CleanTally,
     /// What bad documents do: skipped and listed, or the run stops.
     on_bad: OnBadDocument,
 }
@@ -47,33 +65,51 @@ pub struct Prepared {
 pub fn prepare(
     inputs: &[InputSpec],
     on_bad: OnBadDocument,
+    cleaning: Cleaning<'_>,
     tokenizer: &TokenizerValidParams,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
     let corpus = ingest_stage(inputs, on_bad, progress)?;
-    prepare_corpus(corpus, on_bad, tokenizer, progress)
+    prepare_corpus(corpus, on_bad, cleaning, tokenizer, progress)
 }
 
 /// Cleans and tokenizes documents already read (a chunk of a stream, an Arrow batch).
 pub fn prepare_corpus(
     mut corpus: Corpus,
     on_bad: OnBadDocument,
+    cleaning: Cleaning<'_>,
     tokenizer: &TokenizerValidParams,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
-    progress.stage(
+    let (cleaner, mut changed) = progress.stage(
         "clean",
-        |_| -> Result<(), PipelineError> {
-            clean_corpus(&mut corpus);
-            Ok(())
+        |_| {
+            let cleaner = match cleaning {
+                Cleaning::Fit(params) => fit_cleaner(params, &corpus),
+                Cleaning::Apply(c) => c.clone(),
+            };
+            let changed = clean_corpus(&mut corpus, &cleaner);
+            Ok::<_, PipelineError>((cleaner, changed))
         },
-        |_| String::new(),
+        |(c, ch): &(TextCleaner, Changed)| {
+            format!(
+                "{} docs changed, {} repeated segments",
+                thousands(ch.tally.documents_changed as usize),
+                c.boilerplate.repeated.len()
+            )
+        },
     )?;
+    for k in &cleaner.boilerplate.unmatched_keep {
+        progress.warn(&format!(
+            "clean.keep entry {k:?} matches no segment of any document"
+        ));
+    }
     let analyzer = Analyzer::new(tokenizer);
     let tokens = progress.stage(
         "tokenize",
         |_| {
             let tokens = TokenizedCorpus::build(&corpus, &analyzer);
+            restore_originals(&mut corpus, &mut changed);
             // From here on the text is only shown as a snippet; the tokens carry the rest. (In
             // the stage, so the freed text is handed back to the system at its end.)
             corpus.shorten_texts(crate::ingest::SNIPPET_CHARS + 1);
@@ -81,14 +117,7 @@ pub fn prepare_corpus(
         },
         |t: &TokenizedCorpus| format!("{} terms", thousands(t.terms.len())),
     )?;
-    let mut prepared = Prepared {
-        corpus,
-        tokens,
-        on_bad,
-    };
-    let empty = prepared.tokens.empty_docs();
-    prepared.drop_rows(&empty, LeftOut::NoWords, progress)?;
-    Ok(prepared)
+    finish(corpus, tokens, on_bad, cleaner, changed, progress)
 }
 
 /// Cleans and tokenizes one chunk of a stream with `analyzer`, as [`prepare_corpus`] does but
@@ -97,18 +126,57 @@ pub fn prepare_corpus(
 pub fn prepare_chunk(
     mut corpus: Corpus,
     on_bad: OnBadDocument,
+    cleaner: &TextCleaner,
     analyzer: &Analyzer,
 ) -> Result<Prepared, PipelineError> {
-    clean_corpus(&mut corpus);
+    let mut changed = clean_corpus(&mut corpus, cleaner);
     let tokens = TokenizedCorpus::build(&corpus, analyzer);
+    restore_originals(&mut corpus, &mut changed);
     corpus.shorten_texts(crate::ingest::SNIPPET_CHARS + 1);
-    let mut prepared = Prepared {
+    finish(
         corpus,
         tokens,
         on_bad,
+        cleaner.clone(),
+        changed,
+        &Progress::new(true),
+    )
+}
+
+/// Leaves out the documents with no token: first those the boilerplate and link rules emptied
+/// (counted in the tally), then those with nothing but stop words.
+fn finish(
+    corpus: Corpus,
+    tokens: TokenizedCorpus,
+    on_bad: OnBadDocument,
+    cleaner: TextCleaner,
+    changed: Changed,
+    progress: &Progress,
+) -> Result<Prepared, PipelineError> {
+    let mut prepared = Prepared {
+        corpus,
+        tokens,
+        cleaner,
+        cleaned: changed.tally,
+        on_bad,
     };
     let empty = prepared.tokens.empty_docs();
-    prepared.drop_rows(&empty, LeftOut::NoWords, &Progress::new(true))?;
+    let (emptied, no_words): (Vec<usize>, Vec<usize>) = empty.iter().partition(|&&i| {
+        changed
+            .originals
+            .binary_search_by_key(&i, |(row, _)| *row)
+            .is_ok()
+    });
+    let keep = prepared.drop_rows(&emptied, LeftOut::OnlyBoilerplate, progress)?;
+    prepared.cleaned.documents_left_out = emptied.len() as u64;
+    let mut new_row = Vec::with_capacity(keep.len());
+    let mut kept = 0;
+    for k in &keep {
+        new_row.push(kept);
+        kept += usize::from(*k);
+    }
+    let no_words: Vec<usize> = no_words.iter().map(|&i| new_row[i]).collect();
+    prepared.drop_rows(&no_words, LeftOut::NoWords, progress)?;
     Ok(prepared)
 }
 
@@ -212,28 +280,70 @@ impl Prepared {
     }
 }
 
-/// Cleans every document's text and title; paper-list documents get a snippet as their title.
-fn clean_corpus(corpus: &mut Corpus) {
-    let cleaner = Cleaner::new();
-    corpus
-        .documents
-        .par_iter_mut()
-        .for_each_init(String::new, |buf, d| {
-            clean_in_place(&cleaner, &mut d.text, buf);
-            match &mut d.title {
-                Some(t) => clean_in_place(&cleaner, t, buf),
-                None => d.title = Some(crate::ingest::snippet(&d.text, 80)),
-            }
-        });
+/// The clean stage's rules fitted on the documents' raw texts.
+fn fit_cleaner(params: &CleanValidParams, corpus: &Corpus) -> TextCleaner {
+    let raw: Vec<&str> = corpus.documents.iter().map(|d| d.text.as_str()).collect();
+    params.fit(&raw)
 }
 
-/// Cleans `text` through the reusable `buf` and copies the result back into `text`'s own
-/// allocation (`clone_from` reuses it when it fits, nearly always: cleaning mostly removes).
-/// Allocating a new string per document instead would leave the old ones as holes between live
-/// data, memory the process could not hand back.
-fn clean_in_place(cleaner: &Cleaner, text: &mut String, buf: &mut String) {
-    cleaner.clean_into(text, buf);
-    text.clone_from(buf);
+/// What the clean stage changed beyond markup.
+#[derive(Debug, Default)]
+struct Changed {
+    tally: CleanTally,
+    /// The documents whose features text lost boilerplate or links, by row (ascending), with
+    /// their original text (markup-cleaned), put back once tokenized.
+    originals: Vec<(usize, String)>,
+}
+
+/// Cleans every document's text and title; paper-list documents get a snippet of their
+/// original text as their title.
+fn clean_corpus(corpus: &mut Corpus, cleaner: &TextCleaner) -> Changed {
+    let mut changed = corpus
+        .documents
+        .par_iter_mut()
+        .enumerate()
+        .fold(
+            || (CleanBuffers::default(), String::new(), Changed::default()),
+            |(mut bufs, mut out, mut acc), (row, d)| {
+                let verdict = cleaner.clean(&d.text, &mut out, &mut bufs, &mut acc.tally);
+                // `clone_from` reuses the text's own allocation when it fits, nearly always:
+                // cleaning mostly removes. A new string per document would leave the old ones
+                // as holes between live data, memory the process could not hand back.
+                d.text.clone_from(&out);
+                let shown = match &verdict {
+                    Cleaned::Same => &d.text,
+                    Cleaned::Changed(original) => original,
+                };
+                match &mut d.title {
+                    Some(t) => {
+                        cleaner.markup().clean_into(t, &mut out);
+                        t.clone_from(&out);
+                    }
+                    None => d.title = Some(crate::ingest::snippet(shown, 80)),
+                }
+                if let Cleaned::Changed(original) = verdict {
+                    acc.originals.push((row, original));
+                }
+                (bufs, out, acc)
+            },
+        )
+        .map(|(_, _, acc)| acc)
+        .reduce(Changed::default, |mut a, b| {
+            a.tally.add(&b.tally);
+            a.originals.extend(b.originals);
+            a
+        });
+    changed.originals.sort_unstable_by_key(|(row, _)| *row);
+    changed
+}
+
+/// Puts each changed document's original text back (for its snippet and exports).
+/// (The features text takes the original's place in `changed`, which only its rows are read
+/// from afterwards.)
+fn restore_originals(corpus: &mut Corpus, changed: &mut Changed) {
+    for (row, original) in &mut changed.originals {
+        std::mem::swap(&mut corpus.documents[*row].text, original);
+    }
 }
 
 #[cfg(test)]
@@ -253,6 +363,7 @@ mod tests {
         prepare(
             &[InputSpec::file(&path)],
             on_bad,
+            Cleaning::Fit(&crate::clean::CleanValidParams::default()),
             &crate::tokenize::TokenizerParams::new().check().unwrap(),
             &mut progress,
         )
@@ -285,6 +396,36 @@ mod tests {
             p.corpus.skipped[1].file.file_name(),
             Some(PathBuf::from("p.txt").as_os_str())
         );
+    }
+
+    #[test]
+    fn boilerplate_goes_from_the_features_and_stays_in_the_text() {
+        let texts = [
+            "graph neural networks for molecules. © 2018 Elsevier B.V. All rights reserved.",
+            "https://openreview.net/forum?id=abc123",
+            "protein folding models, code at https://github.com/x/y",
+            "the of and",
+        ];
+        let p = prepared(&texts, OnBadDocument::Skip);
+        assert_eq!(p.len(), 2);
+        let reasons: Vec<&str> = p.corpus.skipped.iter().map(|s| s.reason.as_str()).collect();
+        assert!(
+            reasons[0].contains("nothing but boilerplate"),
+            "{reasons:?}"
+        );
+        assert_eq!(p.corpus.skipped[0].row, 2);
+        assert!(reasons[1].contains("no words left"), "{reasons:?}");
+        assert_eq!(p.corpus.skipped[1].row, 4);
+        // The original text is kept for snippets and exports ...
+        assert!(p.corpus.documents[0].text.contains("Elsevier"));
+        assert!(p.corpus.documents[1].text.contains("github.com"));
+        // ... while no feature comes from the boilerplate.
+        for t in ["elsevi", "right", "github", "http", "com"] {
+            assert!(!p.tokens.terms.iter().any(|x| x.stem == t), "{t} is a term");
+        }
+        assert_eq!(p.cleaned.documents_left_out, 1);
+        assert_eq!(p.cleaned.links.urls, 2);
+        assert_eq!(p.cleaned.removed.rights_statements, 2);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! sizes of an assignment. Apart from the timings, memory and start time, two runs with the same
 //! inputs and seed write identical bytes.
 
+use crate::clean::CleanReport;
 use crate::cluster::KSelection;
 use crate::config::Settings;
 use crate::describe::trends;
@@ -89,6 +90,8 @@ struct Fitted<'a> {
     kmeans_restarts: usize,
     k_selection: Option<&'a KSelection>,
     trend_measure: &'static str,
+    /// The clean stage: the boilerplate found and what was removed.
+    clean: CleanReport,
     /// How a report from sums was made (absent for a run over the documents themselves).
     #[serde(skip_serializing_if = "Option::is_none")]
     built_from: Option<&'static str>,
@@ -100,6 +103,8 @@ struct Assigned<'a> {
     model: String,
     documents: usize,
     sizes: &'a [usize],
+    /// The model's clean stage and what it removed from these documents.
+    clean: &'a CleanReport,
 }
 
 #[derive(Debug, Serialize)]
@@ -145,6 +150,7 @@ pub fn write_run(
         },
         k_selection: a.k_selection.as_ref(),
         trend_measure: trends::MEASURE,
+        clean: a.cleaner.report(a.cleaned),
     };
     let header = Header::new(command, &a.corpus, started, progress, warnings);
     tables::write_json(&dir.join("run.json"), &RunJson { header, body })
@@ -154,6 +160,7 @@ pub fn write_run(
 pub fn write_assign(
     dir: &Path,
     model: &Path,
+    clean: &CleanReport,
     corpus: &Corpus,
     sizes: &[usize],
     started: chrono::DateTime<chrono::Utc>,
@@ -164,6 +171,7 @@ pub fn write_assign(
         model: model.display().to_string(),
         documents: corpus.len(),
         sizes,
+        clean,
     };
     let header = Header::new("assign", corpus, started, progress, warnings);
     tables::write_json(&dir.join("run.json"), &RunJson { header, body })

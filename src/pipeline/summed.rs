@@ -56,6 +56,7 @@ pub fn analysis(
     let corpus = corpus_from_sums(&agg, &reps, trends.timed);
     let fingerprints = model.topics.iter().map(|t| t.terms.clone()).collect();
     let next_id = model.next_id;
+    let cleaner = model.cleaner().clone();
     Ok(Analysis {
         scope: Scope::Summed {
             model: Box::new(model),
@@ -63,6 +64,8 @@ pub fn analysis(
         },
         corpus,
         vocabulary: tfidf.features().len(),
+        cleaner,
+        cleaned: None,
         tfidf,
         reducer,
         clustering,

@@ -7,7 +7,7 @@ use crate::config::Settings;
 use crate::describe::hierarchy::TopicTree;
 use crate::describe::trends;
 use crate::evaluate::Metrics;
-use crate::html::{self, ReportChart, ReportData, ReportDoc, ReportTopic};
+use crate::html::{self, ReportChart, ReportCleaning, ReportData, ReportDoc, ReportTopic};
 use crate::ingest::Corpus;
 use crate::progress::thousands;
 use std::path::Path;
@@ -56,6 +56,48 @@ fn report_data(
         metrics: a.metrics.as_ref().map(metric_rows),
         warnings: warnings.to_vec(),
         hierarchy: a.tree.as_ref().map(|t| merges(a, t)).unwrap_or_default(),
+        cleaning: Some(cleaning(&a.cleaner.report(a.cleaned))),
+    }
+}
+
+/// What the clean stage removed, for the report: the repeated segments listed in `run.json`
+/// and every nonzero count.
+fn cleaning(r: &crate::clean::CleanReport) -> ReportCleaning {
+    let mut counts = Vec::new();
+    if let Some(t) = &r.removed {
+        let rows = [
+            ("Repeated segments removed", t.removed.repeated),
+            (
+                "Copyright and licence statements",
+                t.removed.rights_statements,
+            ),
+            ("Mail signatures", t.removed.signatures),
+            ("Quoted message headers", t.removed.quote_headers),
+            ("URLs", t.links.urls),
+            ("E-mail addresses", t.links.emails),
+            ("DOIs", t.links.dois),
+            ("arXiv identifiers", t.links.arxiv_ids),
+            ("Documents changed", t.documents_changed),
+            (
+                "Documents left out (nothing else in them)",
+                t.documents_left_out,
+            ),
+        ];
+        counts = rows
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(what, n)| (what.to_string(), n))
+            .collect();
+    }
+    ReportCleaning {
+        segments: r
+            .repeated
+            .iter()
+            .map(|s| (s.text.clone(), s.documents))
+            .collect(),
+        segments_found: r.repeated_found,
+        min_docs: r.min_docs,
+        counts,
     }
 }
 

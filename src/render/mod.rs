@@ -215,6 +215,10 @@ pub struct Analysis {
     pub corpus: Corpus,
     /// Distinct terms the tokenizer found (before the TF-IDF bounds).
     pub vocabulary: usize,
+    /// The clean stage's fitted rules (saved in the model).
+    pub cleaner: crate::clean::TextCleaner,
+    /// What they removed from this run's documents (none when the report is built from sums).
+    pub cleaned: Option<crate::clean::CleanTally>,
     /// The vocabulary and IDF (the matrix itself is released after clustering).
     pub tfidf: TfIdf,
     pub reducer: Reducer,

@@ -144,5 +144,7 @@ pub fn saved_model(meta: ModelMeta<'_>, a: &Analysis) -> SavedModel {
             outlier_floor: floor.is_finite().then_some(floor),
         })
         .collect();
-    SavedModel::new(meta, &a.tfidf, &a.reducer, clustering, topics, a.next_id)
+    let mut model = SavedModel::new(meta, &a.tfidf, &a.reducer, clustering, topics, a.next_id);
+    model.clean = Some(a.cleaner.clone());
+    model
 }

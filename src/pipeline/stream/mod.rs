@@ -117,7 +117,14 @@ fn fit_on_sample(
     )?;
     let seen = sample.seen;
     let on_bad = settings.output.on_bad_document;
-    let prepared = prepare::prepare_corpus(sample.corpus, on_bad, &settings.tokenize, progress)?;
+    let cleaning = prepare::Cleaning::Fit(&settings.clean);
+    let prepared = prepare::prepare_corpus(
+        sample.corpus,
+        on_bad,
+        cleaning,
+        &settings.tokenize,
+        progress,
+    )?;
     let fit = fit::fit(settings, prepared, previous, progress)?;
     Ok((fit, seen))
 }
@@ -163,6 +170,7 @@ fn from_sums(
         parts,
         sources,
         renamed,
+        cleaned,
     } = pass;
     for r in renamed.iter().take(5) {
         progress.warn(&r.to_string());
@@ -170,6 +178,7 @@ fn from_sums(
     let mut analysis = summed::analysis(settings, model, aggregates, progress)?;
     analysis.corpus.sources = sources;
     analysis.corpus.renamed = renamed;
+    analysis.cleaned = Some(cleaned);
     analysis.k_selection = fit.k_selection;
     analysis.drift = fit.drift;
     analysis.warnings.extend(fit.warnings);
@@ -233,6 +242,8 @@ struct Pass {
     parts: Vec<PathBuf>,
     sources: Vec<SourceFile>,
     renamed: Vec<Renamed>,
+    /// What the sample's clean rules removed from every document.
+    cleaned: crate::clean::CleanTally,
 }
 
 /// Pass 2: every document placed into the model's topics, chunk by chunk. Three threads overlap:
@@ -258,9 +269,12 @@ fn assign_all(
         let (tx, rx) = std::sync::mpsc::sync_channel::<Placed>(1);
         let sink = scope.spawn(move || sink(settings, placer, parts_dir, rx));
         let mut done = 0usize;
+        let mut cleaned = crate::clean::CleanTally::default();
+        let cleaner = placer.model.cleaner();
         let streamed = stream::stream(&settings.inputs, opts, |_, chunk: Corpus| {
-            let prepared = prepare::prepare_chunk(chunk, on_bad, &analyzer)?;
+            let prepared = prepare::prepare_chunk(chunk, on_bad, cleaner, &analyzer)?;
             let placed = place::place(placer, prepared, true, &quiet_progress)?;
+            cleaned.add(&placed.cleaned);
             let before = done / REPORT_EVERY;
             done += placed.corpus.documents.len();
             // A closed channel: the sink stopped on an error, which is returned below.
@@ -288,6 +302,7 @@ fn assign_all(
                 parts,
                 sources,
                 renamed,
+                cleaned,
             }),
         }
     })
