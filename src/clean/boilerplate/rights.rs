@@ -41,6 +41,45 @@ pub const RIGHTS_ANYWHERE: &[&str] = &[
     "版权所有",
 ];
 
+/// Raw-text words of which every rights statement, quoted header and signature holds one: each
+/// phrase of [`RIGHTS_STARTS`] and [`RIGHTS_ANYWHERE`] has one of these among its words (`©` may
+/// be written `(c)`), a quoted header ends in `writes:` or `wrote:`, a signature starts at a
+/// line that starts with `--`. Matched in lower, Capitalised and UPPER case (the forms
+/// publishers write). A text holding none can lose nothing but repeated segments, so it is not
+/// scanned when there are none.
+const FURNITURE_WORDS: &[&str] = &[
+    "copyright",
+    "reserved",
+    "published",
+    "permission",
+    "protected",
+    "permitted",
+    "publication",
+    "access",
+    "licens",
+    "distributed",
+    "creative",
+    "writes:",
+    "wrote:",
+];
+/// Furniture marks without case.
+const FURNITURE_MARKS: &[&str] = &["©", "(c)", "(C)", "版权", "\n--"];
+
+/// Whether `text` may hold a rights statement, a quoted header or a signature (see
+/// [`FURNITURE_WORDS`]): one automaton pass, far cheaper than the segment scan.
+pub fn may_hold_furniture(text: &str) -> bool {
+    static WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+        let mut patterns: Vec<String> = FURNITURE_MARKS.iter().map(|m| m.to_string()).collect();
+        for w in FURNITURE_WORDS {
+            let mut cap = w.to_string();
+            cap[..1].make_ascii_uppercase();
+            patterns.extend([w.to_string(), cap, w.to_ascii_uppercase()]);
+        }
+        aho_corasick::AhoCorasick::new(patterns).expect("fixed patterns build")
+    });
+    text.starts_with("--") || WORDS.is_match(text)
+}
+
 /// Most lines after a `--` delimiter that still make a signature (RFC 3676 asks for four).
 const SIGNATURE_LINES: usize = 6;
 /// Most bytes after a `--` delimiter that still make a signature.
