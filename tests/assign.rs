@@ -127,3 +127,75 @@ fn a_model_of_another_version_is_refused_clearly() {
     assert_eq!(o.status.code(), Some(4), "a data error");
     assert!(stderr(&o).contains("version 7"), "{}", stderr(&o));
 }
+
+/// `assign` takes the fit's columns and period from the model unless a flag overrides each, says
+/// so on stderr, refuses a table lacking a column so taken, and `--id ""` numbers rows instead.
+#[test]
+fn assign_reads_a_batch_with_the_columns_of_the_fit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = csv_pipeline(tmp.path(), "[trends]\nperiod = \"quarter\"\n");
+    let fit = tmp.path().join("fit");
+    let o = run(&["run", p.to_str().unwrap(), "--out", fit.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let input = fixture("papers.csv");
+    let assign = |out: &str, extra: &[&str], file: &std::path::Path| {
+        let out = tmp.path().join(out);
+        let mut args = vec![
+            "assign",
+            "--model",
+            fit.to_str().unwrap(),
+            file.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        (run(&args), out)
+    };
+
+    let (o, out) = assign("plain", &[], &input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let taken = info["from_model"].to_string();
+    for t in [
+        "id = id",
+        "time = year",
+        "label = label",
+        "period = quarter",
+        "on-bad-document = skip",
+    ] {
+        assert!(taken.contains(t), "{t} not in {taken}");
+    }
+    let (h1, r1) = read_csv(&fit.join("documents.csv"));
+    let (h2, r2) = read_csv(&out.join("documents.csv"));
+    assert_eq!(column(&h1, &r1, "doc_id"), column(&h2, &r2, "doc_id"));
+    assert_eq!(column(&h1, &r1, "time"), column(&h2, &r2, "time"));
+    let periods = |dir: &std::path::Path| {
+        let (h, r) = read_csv(&dir.join("topic_trends.csv"));
+        let mut p: Vec<String> = column(&h, &r, "period")
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        p.dedup();
+        p
+    };
+    assert_eq!(periods(&out), periods(&fit));
+    assert!(periods(&out).len() > 1, "{:?}", periods(&out));
+
+    // A flag overrides: rows numbered by file and row.
+    let (o, out) = assign("numbered", &["--id", ""], &input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (h3, r3) = read_csv(&out.join("documents.csv"));
+    assert_eq!(column(&h3, &r3, "doc_id")[0], "papers:1");
+
+    // A table without the fit's time column is refused with the column named.
+    let lacking = tmp.path().join("batch.csv");
+    let body = fs::read_to_string(&input)
+        .unwrap()
+        .replace("id,year,", "id,published,");
+    fs::write(&lacking, body).unwrap();
+    let (o, out) = assign("lacking", &[], &lacking);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("year") && err.contains("batch.csv"), "{err}");
+    assert!(!out.exists(), "nothing written");
+}

@@ -16,14 +16,19 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
             None => bail!("--format {f:?} must be {}", InputFormat::NAMES),
         },
     };
-    let Some(period) = PeriodUnit::from_name(&args.period) else {
-        bail!("--period {:?} must be year, quarter or month", args.period)
+    let period = match args.period.as_deref() {
+        None => None,
+        Some(p) => match PeriodUnit::from_name(p) {
+            Some(p) => Some(p),
+            None => bail!("--period {p:?} must be year, quarter or month"),
+        },
     };
-    let Some(on_bad) = OnBadDocument::from_name(&args.on_bad_document) else {
-        bail!(
-            "--on-bad-document {:?} must be skip or fail",
-            args.on_bad_document
-        )
+    let on_bad = match args.on_bad_document.as_deref() {
+        None => None,
+        Some(m) => match OnBadDocument::from_name(m) {
+            Some(m) => Some(m),
+            None => bail!("--on-bad-document {m:?} must be skip or fail"),
+        },
     };
     let spec = |p: &Path| InputSpec {
         format,
@@ -74,6 +79,7 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
         out,
         period,
         on_bad,
+        from_model: Vec::new(),
         quiet,
     };
     let outcome = crate::pipeline::assign(&opts)

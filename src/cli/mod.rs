@@ -196,27 +196,32 @@ pub struct AssignArgs {
     /// Representative documents kept per topic in the aggregates.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub representatives: usize,
-    /// A row that cannot be used: skip (left out, listed in run.json and on stderr) or fail.
-    #[arg(long, value_name = "MODE", default_value = "skip")]
-    pub on_bad_document: String,
+    /// A row that cannot be used: skip (left out, listed in run.json and on stderr) or fail
+    /// (default: the model's pipeline's, else skip).
+    #[arg(long, value_name = "MODE")]
+    pub on_bad_document: Option<String>,
     /// Input format: paper-list | csv | tsv | parquet | json | ndjson | arrow.
     #[arg(long)]
     pub format: Option<String>,
-    /// Table columns joined into the text (default: title+abstract, abstract or text).
+    /// Table columns joined into the text (default: the model's pipeline's, else title+abstract,
+    /// abstract or text).
     #[arg(long, value_delimiter = ',')]
     pub text: Option<Vec<String>>,
-    /// Table id column.
+    /// Table id column (default: the model's pipeline's; "" = none, rows named file:row).
     #[arg(long)]
     pub id: Option<String>,
-    /// Table year or date column (for the batch's trend tables).
+    /// Table year or date column, for the batch's trend tables (default: the model's
+    /// pipeline's; "" = none).
     #[arg(long)]
     pub time: Option<String>,
-    /// Table ground-truth column (kept in documents.csv).
+    /// Table ground-truth column, kept in documents.csv (default: the model's pipeline's; "" =
+    /// none).
     #[arg(long)]
     pub label: Option<String>,
-    /// Time bucket for dates: year | quarter | month.
-    #[arg(long, default_value = "year")]
-    pub period: String,
+    /// Time bucket for dates: year | quarter | month (default: the model's pipeline's, else
+    /// year).
+    #[arg(long)]
+    pub period: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]

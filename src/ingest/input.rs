@@ -151,7 +151,7 @@ pub struct FilterSpec {
 }
 
 /// What to do with a document that cannot be used (empty text, unreadable row).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OnBadDocument {
     /// Leave it out, warn, and list it in `run.json` (the default).

@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// The time bucket that dates are grouped into for trends (`[trends] period`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PeriodUnit {
     /// The default.

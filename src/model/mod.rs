@@ -12,6 +12,10 @@
 //! `term_centroids`; version 1 files (without them) are still read. A file of another format or
 //! version is refused with a message saying which versions this build reads.
 
+mod fit_input;
+
+pub use fit_input::FitInput;
+
 use crate::clean::TextCleaner;
 use crate::cluster::Clustering;
 use crate::describe::matching::{PreviousTopics, TopicFingerprint};
@@ -66,6 +70,10 @@ pub struct SavedModel {
     /// them lack it, and clean markup only, as they did when fitted ([`SavedModel::cleaner`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clean: Option<TextCleaner>,
+    /// The fit's input columns, period and bad-document policy, `assign`'s defaults (models
+    /// written before them lack it: then `assign` takes its flags' defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit_input: Option<FitInput>,
 }
 
 /// A topic as saved.
@@ -154,11 +162,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// What a model keeps of the pipeline besides the fit: its name, title and tokenizer.
+/// What a model keeps of the pipeline besides the fit: its name, title, input columns and
+/// tokenizer.
 #[derive(Debug, Clone, Copy)]
 pub struct ModelMeta<'a> {
     pub name: &'a str,
     pub title: &'a str,
+    pub input: &'a FitInput,
     pub tokenizer: &'a TokenizerValidParams,
 }
 
@@ -196,6 +206,7 @@ impl SavedModel {
             topics,
             next_id,
             clean: None,
+            fit_input: Some(meta.input.clone()),
         }
     }
 

@@ -29,8 +29,13 @@ pub struct AssignOptions {
     /// Documents on stdin as an Arrow IPC stream, instead of files.
     pub stdin: Option<StreamInput>,
     pub out: AssignOutput,
-    pub period: PeriodUnit,
-    pub on_bad: OnBadDocument,
+    /// `None`: the model's (see `assign_defaults`), else year.
+    pub period: Option<PeriodUnit>,
+    /// `None`: the model's (see `assign_defaults`), else skip.
+    pub on_bad: Option<OnBadDocument>,
+    /// The settings taken from the model's pipeline, as `key = value` (filled by
+    /// `assign_defaults::resolve`).
+    pub from_model: Vec<String>,
     pub quiet: bool,
 }
 
@@ -72,9 +77,13 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
     let mut progress = Progress::new(opts.quiet);
     let model_bytes = crate::model::read_bytes(&opts.model)?;
     let placer = Placer::new(SavedModel::from_bytes(&opts.model, &model_bytes)?);
+    let opts = &super::assign_defaults::resolve(opts, &placer.model);
+    if let Some(line) = opts.from_model_line() {
+        progress.note(&line);
+    }
     let corpus = match &opts.stdin {
         None => None,
-        Some(s) => Some(read_stdin(s, opts.on_bad, &mut progress)?),
+        Some(s) => Some(read_stdin(s, opts.on_bad(), &mut progress)?),
     };
     match &opts.out {
         AssignOutput::Arrow { emit_terms } => {
@@ -162,7 +171,14 @@ fn to_folder(
     let dir = staging.path().to_path_buf();
     write_tables(&dir, batch, &folder.formats)?;
     if let Some(keep) = folder.aggregates {
-        write_aggregates(&dir, placer, &batch.placed, keep, opts.period, model_sha256)?;
+        write_aggregates(
+            &dir,
+            placer,
+            &batch.placed,
+            keep,
+            opts.period(),
+            model_sha256,
+        )?;
     }
     let p = &batch.placed;
     let warnings = prepare::skipped_summary(&p.corpus.skipped);
@@ -170,6 +186,7 @@ fn to_folder(
         &dir,
         &opts.model,
         &placer.model.cleaner().report(Some(p.cleaned)),
+        &opts.from_model,
         &p.corpus,
         p.clustering.sizes(),
         started,
@@ -267,10 +284,10 @@ fn assign_batch(
     let model = &placer.model;
     let cleaning = prepare::Cleaning::Apply(model.cleaner());
     let prepared = match corpus {
-        Some(c) => prepare::prepare_corpus(c, opts.on_bad, cleaning, &model.tokenize, progress)?,
+        Some(c) => prepare::prepare_corpus(c, opts.on_bad(), cleaning, &model.tokenize, progress)?,
         None => prepare::prepare(
             &opts.inputs,
-            opts.on_bad,
+            opts.on_bad(),
             cleaning,
             &model.tokenize,
             progress,
@@ -286,7 +303,7 @@ fn assign_batch(
         .corpus
         .documents
         .iter()
-        .map(|d| d.period(opts.period))
+        .map(|d| d.period(opts.period()))
         .collect();
     let trends = trends::trends(&periods, clustering.assignments(), clustering.k());
     Ok(Assignment {

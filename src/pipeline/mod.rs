@@ -16,6 +16,7 @@
 //! from its part of [`Settings`]; this module decides nothing about how a stage works.
 
 mod assign;
+mod assign_defaults;
 mod error;
 mod fit;
 mod place;

@@ -105,6 +105,8 @@ struct Assigned<'a> {
     sizes: &'a [usize],
     /// The model's clean stage and what it removed from these documents.
     clean: &'a CleanReport,
+    /// The settings taken from the model's pipeline (the flags gave the others).
+    from_model: &'a [String],
 }
 
 #[derive(Debug, Serialize)]
@@ -161,6 +163,7 @@ pub fn write_assign(
     dir: &Path,
     model: &Path,
     clean: &CleanReport,
+    from_model: &[String],
     corpus: &Corpus,
     sizes: &[usize],
     started: chrono::DateTime<chrono::Utc>,
@@ -172,6 +175,7 @@ pub fn write_assign(
         documents: corpus.len(),
         sizes,
         clean,
+        from_model,
     };
     let header = Header::new("assign", corpus, started, progress, warnings);
     tables::write_json(&dir.join("run.json"), &RunJson { header, body })

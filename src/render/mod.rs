@@ -133,9 +133,11 @@ fn export_and_draw(
     warnings: &mut Vec<String>,
     progress: &mut Progress,
 ) -> Result<Vec<chart_files::DrawnChart>, RenderError> {
+    let input = fit_input(settings);
     let meta = crate::model::ModelMeta {
         name: &settings.name,
         title: &settings.title,
+        input: &input,
         tokenizer: &settings.tokenize,
     };
     let formats = &settings.output.formats;
@@ -354,4 +356,13 @@ fn plain(v: &serde_json::Value) -> String {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// The input columns, period and bad-document policy a model keeps of its pipeline.
+pub fn fit_input(settings: &Settings) -> crate::model::FitInput {
+    crate::model::FitInput::of(
+        &settings.inputs,
+        settings.trends.period,
+        settings.output.on_bad_document,
+    )
 }

@@ -49,9 +49,11 @@ pub fn run(
     let mut progress = Progress::new(opts.quiet);
     let previous = fit::previous_topics(settings, opts.out.as_deref(), &progress)?;
     let (fit, seen) = fit_on_sample(settings, fit_sample, previous, opts.quiet, &mut progress)?;
+    let input = crate::render::fit_input(settings);
     let meta = crate::model::ModelMeta {
         name: &settings.name,
         title: &settings.title,
+        input: &input,
         tokenizer: &settings.tokenize,
     };
     let model = crate::render::table_files::saved_model(meta, &fit);
