@@ -445,3 +445,57 @@ fn empty_documents_are_skipped_and_counted_by_their_file_row_or_refused_in_fail_
     let e = refuse(DATA, f.path(), &body("fail"), &[]);
     assert!(e.contains("holes.csv") && e.contains("row 3"), "{e}");
 }
+
+/// A record that is only a URL (or only boilerplate) is left out, listed with its row and
+/// counted, never a topic; a `keep` entry that matches nothing is warned about; the run goes on.
+#[test]
+fn records_of_only_links_are_left_out_and_an_unmatched_keep_is_warned_about() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut body = String::from("A list\n");
+    // Twelve distinct abstracts (a sentence shared by three would be boilerplate).
+    let words = [
+        "chemistry",
+        "proteins",
+        "citations",
+        "roads",
+        "circuits",
+        "traffic",
+    ];
+    for (i, w) in words.iter().enumerate() {
+        body.push_str(&format!(
+            "\nGraph neural networks pass messages between nodes of {w} graphs.\n\nReinforcement learning agents learn {w} policies from rewards {i}.\n"
+        ));
+    }
+    body.push_str("\nhttps://openreview.net/forum?id=XyZ123abc\n");
+    fs::write(tmp.path().join("list.txt"), body).unwrap();
+    let p = pipeline(
+        tmp.path(),
+        "p.toml",
+        &format!(
+            "{}[clean]\nkeep = [\"Nothing of the kind appears here.\"]\n",
+            list_pipeline("list.txt")
+        ),
+    );
+    let out = tmp.path().join("out");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("clean.keep entry \"Nothing of the kind appears here.\" matches no segment"),
+        "{err}"
+    );
+    assert!(
+        err.contains("1 documents left out: nothing but boilerplate"),
+        "{err}"
+    );
+    let info: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(info["skipped"][0]["row"], 13, "{}", info["skipped"]);
+    assert_eq!(info["clean"]["removed"]["documents_left_out"], 1);
+    assert_eq!(
+        info["clean"]["unmatched_keep"][0],
+        "Nothing of the kind appears here."
+    );
+    let (h, docs) = read_csv(&out.join("documents.csv"));
+    assert_eq!(column(&h, &docs, "doc_id").len(), 12);
+}
