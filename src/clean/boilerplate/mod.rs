@@ -273,7 +273,7 @@ fn count_segments<S: AsRef<str> + Sync>(
 ) -> (FxHashMap<u64, SegmentCount>, FxHashSet<u64>) {
     let distinct = distinct_documents(texts, sample);
     let partial: Vec<(FxHashMap<u64, SegmentCount>, FxHashSet<u64>)> = distinct
-        .par_chunks(4096)
+        .par_chunks(1024)
         .map(|chunk| {
             let mut counts: FxHashMap<u64, SegmentCount> = FxHashMap::default();
             let mut kept = FxHashSet::default();
