@@ -16,20 +16,7 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
             None => bail!("--format {f:?} must be {}", InputFormat::NAMES),
         },
     };
-    let period = match args.period.as_deref() {
-        None => None,
-        Some(p) => match PeriodUnit::from_name(p) {
-            Some(p) => Some(p),
-            None => bail!("--period {p:?} must be year, quarter or month"),
-        },
-    };
-    let on_bad = match args.on_bad_document.as_deref() {
-        None => None,
-        Some(m) => match OnBadDocument::from_name(m) {
-            Some(m) => Some(m),
-            None => bail!("--on-bad-document {m:?} must be skip or fail"),
-        },
-    };
+    let (period, on_bad) = policies(&args)?;
     let spec = |p: &Path| InputSpec {
         format,
         text: args.text.clone(),
@@ -88,4 +75,24 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
         super::print_line(format_args!("{}", outcome.dir.display()))?;
     }
     Ok(())
+}
+
+/// `--period` and `--on-bad-document`, when given (else the model's, see
+/// `pipeline::assign_defaults`).
+fn policies(args: &AssignArgs) -> anyhow::Result<(Option<PeriodUnit>, Option<OnBadDocument>)> {
+    let period = match args.period.as_deref() {
+        None => None,
+        Some(p) => match PeriodUnit::from_name(p) {
+            Some(p) => Some(p),
+            None => bail!("--period {p:?} must be year, quarter or month"),
+        },
+    };
+    let on_bad = match args.on_bad_document.as_deref() {
+        None => None,
+        Some(m) => match OnBadDocument::from_name(m) {
+            Some(m) => Some(m),
+            None => bail!("--on-bad-document {m:?} must be skip or fail"),
+        },
+    };
+    Ok((period, on_bad))
 }
