@@ -17,7 +17,7 @@ use crate::describe::{DescribeParamsError, DescribeValidParams};
 use crate::ingest::{InputSpec, OnBadDocument, PeriodUnit};
 use crate::reduce::{ReduceError, ReduceValidParams};
 use crate::tables::OutputFormat;
-use crate::tokenize::{TokenizerParamsError, TokenizerValidParams};
+use crate::tokenize::{TokenizerParamsError, TokenizerValidParams, UserDictionaryError};
 use crate::vectorize::{TfIdfError, TfIdfValidParams};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -122,6 +122,8 @@ pub enum SettingsError {
     #[error(transparent)]
     Tokenize(#[from] TokenizerParamsError),
     #[error(transparent)]
+    UserDictionary(#[from] UserDictionaryError),
+    #[error(transparent)]
     TfIdf(#[from] TfIdfError),
     #[error(transparent)]
     Reduce(#[from] ReduceError),
@@ -153,7 +155,7 @@ impl Settings {
         let title = o.title.unwrap_or_else(|| name.clone());
         let inputs = sections::inputs(o.input, base)?;
         let t = o.tokenize.unwrap_or_default();
-        let tokenize = sections::tokenize(&t)?;
+        let tokenize = sections::tokenize(&t, base)?;
         let tfidf = sections::tfidf(&t, o.tfidf.unwrap_or_default())?;
         let c = o.cluster.unwrap_or_default();
         let k = sections::k_choice(&c)?;

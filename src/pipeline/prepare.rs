@@ -9,7 +9,7 @@ use super::PipelineError;
 use crate::clean::Cleaner;
 use crate::ingest::{self, Corpus, InputSpec, OnBadDocument, PeriodUnit, Skipped};
 use crate::progress::{thousands, Progress};
-use crate::tokenize::{Analyzer, TokenizedCorpus, TokenizerValidParams};
+use crate::tokenize::{languages, Analyzer, TokenizedCorpus, TokenizerValidParams};
 use rayon::prelude::*;
 
 /// Why documents were left out: names the stage that found them unusable.
@@ -38,6 +38,9 @@ impl std::fmt::Display for LeftOut {
 pub struct Prepared {
     pub corpus: Corpus,
     pub tokens: TokenizedCorpus,
+    /// The tokenizer they were tokenized with: `language = "auto"` resolved (see
+    /// [`resolve_language`]).
+    pub tokenizer: TokenizerValidParams,
     /// What bad documents do: skipped and listed, or the run stops.
     on_bad: OnBadDocument,
 }
@@ -69,7 +72,8 @@ pub fn prepare_corpus(
         },
         |_| String::new(),
     )?;
-    let analyzer = Analyzer::new(tokenizer);
+    let tokenizer = resolve_language(&corpus, tokenizer, progress);
+    let analyzer = Analyzer::new(&tokenizer);
     let tokens = progress.stage(
         "tokenize",
         |_| {
@@ -84,11 +88,35 @@ pub fn prepare_corpus(
     let mut prepared = Prepared {
         corpus,
         tokens,
+        tokenizer,
         on_bad,
     };
     let empty = prepared.tokens.empty_docs();
     prepared.drop_rows(&empty, LeftOut::NoWords, progress)?;
     Ok(prepared)
+}
+
+/// Seeds the sample `language = "auto"` detects the language on: fixed, so runs repeat.
+pub const DETECTION_SEED: u64 = 20;
+
+/// `tokenizer` with `language = "auto"` resolved on the cleaned documents (a seeded sample, see
+/// [`languages::detect_sample`]), saying on stderr what it chose and how sure it is. Any other
+/// language is kept as it is.
+pub fn resolve_language(
+    corpus: &Corpus,
+    tokenizer: &TokenizerValidParams,
+    progress: &Progress,
+) -> TokenizerValidParams {
+    if tokenizer.language() != languages::AUTO {
+        return tokenizer.clone();
+    }
+    let texts: Vec<&str> = corpus.documents.iter().map(|d| d.text.as_str()).collect();
+    let detection = languages::detect_sample(&texts, DETECTION_SEED);
+    progress.info(&match &detection {
+        Some(d) => format!("language: {d}"),
+        None => "language: auto found no text to tell the language from; using english".into(),
+    });
+    tokenizer.resolved(detection)
 }
 
 /// Cleans and tokenizes one chunk of a stream with `analyzer`, as [`prepare_corpus`] does but
@@ -98,6 +126,7 @@ pub fn prepare_chunk(
     mut corpus: Corpus,
     on_bad: OnBadDocument,
     analyzer: &Analyzer,
+    tokenizer: &TokenizerValidParams,
 ) -> Result<Prepared, PipelineError> {
     clean_corpus(&mut corpus);
     let tokens = TokenizedCorpus::build(&corpus, analyzer);
@@ -105,6 +134,7 @@ pub fn prepare_chunk(
     let mut prepared = Prepared {
         corpus,
         tokens,
+        tokenizer: tokenizer.clone(),
         on_bad,
     };
     let empty = prepared.tokens.empty_docs();
