@@ -7,6 +7,11 @@
 //! WordSegmenter -> LowerCaser -> RemoveNumbers -> LengthFilter -> StopWordFilter::mark -> Stemmer
 //! ```
 //!
+//! Chinese (`language = "chinese"`) starts with the [`HanSegmenter`] (jieba for runs of Han
+//! characters, the word rules for the rest) and marks single Han characters as stop words
+//! ([`han::LoneCharacters`]) before the stemmer, which stems the Latin words in English; each
+//! language's stop words come from [`languages`].
+//!
 //! Order matters: the stop-word list and the stemmer expect lowercase input, and stop words are
 //! *marked*, not removed, so that phrase detection later sees "chain of thought" whole.
 //!
@@ -98,12 +103,8 @@ fn stop_list(
     let mut stop: Vec<String> = match list {
         StopWordList::English => english().map(|w| w.to_string()).collect(),
         StopWordList::StopwordsIso => {
-            let english_iso = languages::by_name("english").expect("English is known");
             let mut words: Vec<&str> = languages::iso_stop_words(language).to_vec();
-            words.extend(languages::iso_stop_words(english_iso));
-            if language.name == "chinese" {
-                words.extend(english());
-            }
+            words.extend(english());
             words.into_iter().map(|w| w.to_lowercase()).collect()
         }
         StopWordList::None => Vec::new(),
@@ -140,6 +141,9 @@ impl Analyzer {
             .filter(RemoveNumbers)
             .filter(LengthFilter::between(s.min_length(), s.max_length()))
             .filter(StopWordFilter::mark(stop));
+        if lang.name == "chinese" {
+            b = b.filter(han::LoneCharacters);
+        }
         if s.stem() {
             let algorithm = lang
                 .stemmer
@@ -516,6 +520,45 @@ mod tests {
                 ("foo", "foo", true),
             ]
         );
+    }
+
+    #[test]
+    fn issue_20_chinese_chain_segments_words_and_marks_stop_words() {
+        let p = TokenizerParams::new().language("chinese").check().unwrap();
+        let a = Analyzer::new(&p);
+        let toks = a.analyze("基于BP神经网络的图像识别方法, Networks");
+        let kept: Vec<(&str, &str, bool)> = toks
+            .iter()
+            .map(|t| (t.text.as_str(), t.surface.as_str(), t.stop))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("基于", "基于", true),
+                ("bp", "bp", false),
+                ("神经网络", "神经网络", false),
+                ("的", "的", true),
+                ("图像识别", "图像识别", false),
+                ("方法", "方法", false),
+                ("network", "networks", false),
+            ]
+        );
+        let de = Analyzer::new(&TokenizerParams::new().language("german").check().unwrap());
+        let stop: Vec<bool> = de
+            .analyze("Ich und die Häuser")
+            .iter()
+            .map(|t| t.stop)
+            .collect();
+        assert_eq!(stop, [true, true, true, false]);
+        let off = TokenizerParams::new()
+            .language("german")
+            .stop_words(StopWordList::None)
+            .check()
+            .unwrap();
+        assert!(Analyzer::new(&off)
+            .analyze("Ich und")
+            .iter()
+            .all(|t| !t.stop));
     }
 
     #[test]

@@ -16,8 +16,8 @@ pub enum StopWordList {
     /// scikit-learn's English list, abstract boilerplate ("propose", "paper", ...) and
     /// contractions.
     English,
-    /// The language's stopwords-iso list with the English one (see [`super::languages`]); for
-    /// Chinese, scikit-learn's English list as well, for the Latin words.
+    /// The language's stopwords-iso list with scikit-learn's English list, for the English
+    /// words in the text (see [`super::languages`]).
     StopwordsIso,
     None,
 }
