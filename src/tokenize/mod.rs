@@ -29,6 +29,7 @@ pub mod join;
 pub mod languages;
 mod length;
 mod lower_caser;
+mod mixed;
 mod numbers;
 mod params;
 mod segmenter;
@@ -62,6 +63,8 @@ pub const CHUNK: usize = 2048;
 pub struct Analyzer {
     segmenter: Segmenter,
     filters: Vec<Box<dyn TokenFilter>>,
+    /// A mixed corpus: one chain per language, picked per document (see [`mixed`]).
+    mixed: Option<Box<mixed::Mixed>>,
 }
 
 /// Builds an [`Analyzer`] one filter at a time (the Unicode word segmenter unless told).
@@ -84,6 +87,7 @@ impl AnalyzerBuilder {
         Analyzer {
             segmenter: self.segmenter,
             filters: self.filters,
+            mixed: None,
         }
     }
 }
@@ -122,14 +126,22 @@ impl Analyzer {
     /// Latin words go down the English chain (English stemmer). `auto` before detection is
     /// taken as English.
     pub fn new(s: &TokenizerValidParams) -> Analyzer {
-        Self::for_language(s, s.language())
+        let mut a = Self::for_language(s, s.language());
+        a.mixed = mixed::Mixed::new(s).map(Box::new);
+        a
     }
 
     /// The chain `s` describes, for `language` (one of a mixed corpus's languages).
     pub fn for_language(s: &TokenizerValidParams, language: &str) -> Analyzer {
         let english = languages::by_name("english").expect("English is known");
         let lang = languages::by_name(language).unwrap_or(english);
-        let stop = stop_list(s.stop_words(), lang, s.extra_stop_words());
+        // In a mixed corpus each language has its own list (unless stop words are off).
+        let list = match s.stop_words() {
+            StopWordList::None => StopWordList::None,
+            _ if !s.per_document().is_empty() => StopWordList::default_for(lang.name),
+            list => list,
+        };
+        let stop = stop_list(list, lang, s.extra_stop_words());
         let segmenter = if lang.name == "chinese" {
             Segmenter::Han(std::sync::Arc::new(HanSegmenter::new(s.user_dictionary())))
         } else {
@@ -156,6 +168,9 @@ impl Analyzer {
 
     /// Runs the chain on a text: every word, in order, with stop words marked.
     pub fn analyze(&self, text: &str) -> Vec<Token> {
+        if let Some(m) = &self.mixed {
+            return m.analyzer_for(text).analyze(text);
+        }
         let mut tokens: Vec<Token> = Vec::new();
         self.segmenter
             .each_word(text, &mut |w| tokens.push(Token::new(w)));
@@ -244,6 +259,9 @@ impl TokenizedCorpus {
     /// local ones; then the chain runs once per distinct word (in parallel) and the terms are
     /// interned in word order, each shown by its most frequent surface.
     pub fn build_texts(texts: &[&str], analyzer: &Analyzer) -> TokenizedCorpus {
+        if let Some(m) = &analyzer.mixed {
+            return m.build(texts);
+        }
         // Phase 1, parallel: intern each chunk's words locally.
         let chunks: Vec<ChunkWords> = texts
             .par_chunks(CHUNK)
