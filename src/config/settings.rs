@@ -242,6 +242,35 @@ mod tests {
     }
 
     #[test]
+    fn issue_20_stop_words_take_a_list_and_languages_their_own_list() {
+        use crate::tokenize::StopWordList;
+        let t = |body: &str| {
+            resolve(&format!(
+                "[[input]]\npath = \"a.csv\"\n[tokenize]\n{body}\n"
+            ))
+        };
+        let off = t("stop-words = []").unwrap().tokenize;
+        assert_eq!(
+            (off.stop_words(), off.extra_stop_words()),
+            (StopWordList::None, &[][..])
+        );
+        let listed = t("stop-words = [\"foo\"]\nextra-stop-words = [\"bar\"]")
+            .unwrap()
+            .tokenize;
+        assert_eq!(listed.stop_words(), StopWordList::None);
+        assert_eq!(listed.extra_stop_words(), ["foo", "bar"]);
+        let de = t("language = \"german\"").unwrap().tokenize;
+        assert_eq!(de.stop_words(), StopWordList::StopwordsIso);
+        let e = t("stop-words = \"klingon\"").unwrap_err().to_string();
+        assert!(
+            e.contains("tokenize.stop-words") && e.contains("a list of words"),
+            "{e}"
+        );
+        let e = t("language = \"chinese\"\nuser-dictionary = \"nowhere.txt\"").unwrap_err();
+        assert!(e.to_string().contains("pipelines/nowhere.txt"), "{e}");
+    }
+
+    #[test]
     fn defaults_come_from_the_stages() {
         let s = resolve("[[input]]\npath = \"a.csv\"\n").unwrap();
         assert_eq!(s.tokenize, TokenizerParams::new().check().unwrap());
