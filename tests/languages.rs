@@ -238,3 +238,54 @@ fn issue_20_german_gets_stop_words_and_a_stop_word_list_switches_them() {
         (&"none".into(), &serde_json::json!(["ich"]))
     );
 }
+
+#[test]
+fn issue_20_a_mixed_corpus_is_tokenized_document_by_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    let en = [
+        "The proposed method improves image classification accuracy with convolutional networks",
+        "We train convolutional networks for image classification and report the accuracy",
+    ];
+    let de = [
+        "Die Regierung hat den Haushalt und die Steuern im Parlament beschlossen",
+        "Das Parlament diskutiert die Steuern und den Haushalt der Regierung",
+    ];
+    let mut body = String::from("Papers\n");
+    for i in 0..30 {
+        let text = if i % 3 == 0 { de[i % 2] } else { en[i % 2] };
+        body.push_str(&format!("\n{text} {i}\n"));
+    }
+    fs::write(tmp.path().join("mixed.txt"), body).unwrap();
+    let toml =
+        "[[input]]\npath = \"mixed.txt\"\n[tokenize]\nlanguage = \"auto\"\n[cluster]\nk = 2\n";
+    let out = fit(tmp.path(), &pipeline(tmp.path(), "mixed.toml", toml));
+    let run_json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let detected = &run_json["settings"]["tokenize"]["detected"];
+    assert_eq!(detected["language"], "english", "{detected}");
+    assert_eq!(
+        detected["per_document"],
+        serde_json::json!(["english", "german"])
+    );
+    // German stop words are no terms of the German documents; the German topic is found.
+    let terms = fs::read_to_string(out.join("terms.csv")).unwrap();
+    for stop in [",die,", ",und,", ",der,", ",the,"] {
+        assert!(!terms.contains(stop), "{stop} is a term:\n{terms}");
+    }
+    assert!(terms.contains("parlament"), "{terms}");
+    // `assign` detects each document's language as the fit did.
+    let again = tmp.path().join("again");
+    let input = tmp.path().join("mixed.txt");
+    let o = run(&[
+        "assign",
+        "--model",
+        out.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (h1, r1) = read_csv(&out.join("documents.csv"));
+    let (h2, r2) = read_csv(&again.join("documents.csv"));
+    assert_eq!(column(&h1, &r1, "topic_id"), column(&h2, &r2, "topic_id"));
+}
