@@ -238,6 +238,11 @@ impl TokenizerValidParams {
             p.stop_words = StopWordList::default_for(&p.language);
         }
         p.detected = detection;
+        // A user dictionary only serves Chinese: unused when none was found.
+        let per_document = p.detected.iter().flat_map(|d| &d.per_document);
+        if p.language != "chinese" && !per_document.clone().any(|l| l == "chinese") {
+            p.user_dictionary = None;
+        }
         p.check().expect("detected languages are known ones")
     }
     /// Whether words are stemmed.
@@ -334,6 +339,15 @@ mod tests {
         assert_eq!(back, zh);
         let other = json.replace(r#""segmenter":"jieba""#, r#""segmenter":"mecab""#);
         assert!(serde_json::from_str::<TokenizerValidParams>(&other).is_err());
+        let dict = UserDictionary::parse("扩散模型\n", "d.txt").unwrap();
+        let with_dict = TokenizerParams::new()
+            .language("auto")
+            .user_dictionary(Some(dict));
+        let en = with_dict.check().unwrap().resolved(None);
+        assert!(
+            en.user_dictionary().is_none(),
+            "no Chinese, so no dictionary"
+        );
         let en = auto.resolved(None);
         assert_eq!(
             (en.language(), en.stop_words()),
