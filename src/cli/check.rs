@@ -16,6 +16,14 @@ pub fn check(args: CheckArgs, quiet: bool) -> anyhow::Result<()> {
             s.documents
         ))?;
     }
+    let texts: Vec<&str> = corpus.documents.iter().map(|d| d.text.as_str()).collect();
+    let seed = crate::pipeline::DETECTION_SEED;
+    let detected = crate::tokenize::languages::detect_sample(&texts, seed);
+    super::print_line(format_args!(
+        "language: {} (tokenize.language); detected: {}",
+        settings.tokenize.language(),
+        detected.map_or("none (too little text)".into(), |d| d.to_string())
+    ))?;
     super::print_line(format_args!(
         "ok: {} documents from {} files ({} skipped)",
         corpus.len(),

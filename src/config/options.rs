@@ -77,8 +77,8 @@ pub struct CleanOptions {
 pub struct TokenizeOptions {
     pub language: Option<String>,
     pub stem: Option<bool>,
-    /// `"english"` (built-in list) or `"none"`.
-    pub stop_words: Option<String>,
+    /// `"english"`, `"stopwords-iso"` or `"none"`, or a list of words (`[]`: none).
+    pub stop_words: Option<StopWordsOption>,
     pub extra_stop_words: Option<Vec<String>>,
     pub min_length: Option<usize>,
     pub max_length: Option<usize>,
@@ -86,6 +86,16 @@ pub struct TokenizeOptions {
     pub min_df: Option<DocFreq>,
     pub max_df: Option<DocFreq>,
     pub max_features: Option<usize>,
+    /// Chinese: a file of domain words for the segmenter, relative to the pipeline file.
+    pub user_dictionary: Option<String>,
+}
+
+/// `stop-words = "english"` or `stop-words = ["word", ...]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum StopWordsOption {
+    Named(String),
+    List(Vec<String>),
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -5,7 +5,7 @@
 
 use super::options::{
     ChartsOptions, CleanOptions, ClusterOptions, DescribeOptions, InputOptions, KOption,
-    OutputOptions, ReduceOptions, TfIdfOptions, TokenizeOptions, TrendsOptions,
+    OutputOptions, ReduceOptions, StopWordsOption, TfIdfOptions, TokenizeOptions, TrendsOptions,
 };
 use super::settings::{
     normalize, ChartsSettings, OutputSettings, SettingsError, TopicNames, TrendsSettings,
@@ -18,7 +18,7 @@ use crate::describe::{DescribeParams, DescribeValidParams};
 use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUnit};
 use crate::reduce::{self, ReduceError, ReduceMethod, ReduceParams, ReduceValidParams};
 use crate::tables::OutputFormat;
-use crate::tokenize::{StopWordList, TokenizerParams, TokenizerValidParams};
+use crate::tokenize::{StopWordList, TokenizerParams, TokenizerValidParams, UserDictionary};
 use crate::vectorize::{Norm, TfIdfParams, TfIdfValidParams};
 use std::path::{Path, PathBuf};
 
@@ -142,8 +142,6 @@ fn input(i: usize, o: InputOptions, base: &Path) -> Result<InputSpec, SettingsEr
     })
 }
 
-/// `[tokenize]`'s tokenizer keys: `language`, `stop-words` (`english` or `none`), `stem`,
-/// `extra-stop-words`, `min-length`, `max-length`.
 /// `[clean]`: `boilerplate`, `boilerplate-min-docs`, `keep`, `links`.
 pub(super) fn clean(c: CleanOptions) -> Result<CleanValidParams, SettingsError> {
     let boilerplate = BoilerplateParams::new()
@@ -156,24 +154,42 @@ pub(super) fn clean(c: CleanOptions) -> Result<CleanValidParams, SettingsError> 
         .check()?)
 }
 
-pub(super) fn tokenize(t: &TokenizeOptions) -> Result<TokenizerValidParams, SettingsError> {
-    let stop_words = match &t.stop_words {
+/// `[tokenize]`'s tokenizer keys: `language` (a name of `tokenize::languages`, or `auto`),
+/// `stop-words` (`english`, `stopwords-iso`, `none`, or a list of words), `stem`,
+/// `extra-stop-words`, `min-length`, `max-length` and `user-dictionary` (relative to `base`).
+pub(super) fn tokenize(
+    t: &TokenizeOptions,
+    base: &Path,
+) -> Result<TokenizerValidParams, SettingsError> {
+    let (stop_words, listed) = match &t.stop_words {
+        None => (None, Vec::new()),
+        Some(StopWordsOption::List(words)) => (Some(StopWordList::None), words.clone()),
+        Some(StopWordsOption::Named(list)) => (
+            Some(choice(
+                "tokenize.stop-words",
+                Some(list.clone()),
+                StopWordList::English,
+                StopWordList::from_name,
+                "\"english\", \"stopwords-iso\", \"none\" or a list of words",
+            )?),
+            Vec::new(),
+        ),
+    };
+    let extra = listed
+        .into_iter()
+        .chain(t.extra_stop_words.clone().unwrap_or_default());
+    let dictionary = match &t.user_dictionary {
         None => None,
-        Some(list) => Some(choice(
-            "tokenize.stop-words",
-            Some(list.clone()),
-            StopWordList::English,
-            StopWordList::from_name,
-            "\"english\" or \"none\"",
-        )?),
+        Some(file) => Some(UserDictionary::read(&normalize(&base.join(file)), file)?),
     };
     Ok(TokenizerParams::new()
         .given(t.language.as_deref(), TokenizerParams::language)
         .given(stop_words, TokenizerParams::stop_words)
         .given(t.stem, TokenizerParams::stem)
-        .extra_stop_words(t.extra_stop_words.clone().unwrap_or_default())
+        .extra_stop_words(extra.collect())
         .given(t.min_length, TokenizerParams::min_length)
         .given(t.max_length, TokenizerParams::max_length)
+        .user_dictionary(dictionary)
         .check()?)
 }
 

@@ -18,7 +18,7 @@ use crate::describe::{DescribeParamsError, DescribeValidParams};
 use crate::ingest::{InputSpec, OnBadDocument, PeriodUnit};
 use crate::reduce::{ReduceError, ReduceValidParams};
 use crate::tables::OutputFormat;
-use crate::tokenize::{TokenizerParamsError, TokenizerValidParams};
+use crate::tokenize::{TokenizerParamsError, TokenizerValidParams, UserDictionaryError};
 use crate::vectorize::{TfIdfError, TfIdfValidParams};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -126,6 +126,8 @@ pub enum SettingsError {
     #[error(transparent)]
     Tokenize(#[from] TokenizerParamsError),
     #[error(transparent)]
+    UserDictionary(#[from] UserDictionaryError),
+    #[error(transparent)]
     TfIdf(#[from] TfIdfError),
     #[error(transparent)]
     Reduce(#[from] ReduceError),
@@ -158,7 +160,7 @@ impl Settings {
         let inputs = sections::inputs(o.input, base)?;
         let clean = sections::clean(o.clean.unwrap_or_default())?;
         let t = o.tokenize.unwrap_or_default();
-        let tokenize = sections::tokenize(&t)?;
+        let tokenize = sections::tokenize(&t, base)?;
         let tfidf = sections::tfidf(&t, o.tfidf.unwrap_or_default())?;
         let c = o.cluster.unwrap_or_default();
         let k = sections::k_choice(&c)?;
@@ -243,6 +245,35 @@ mod tests {
         );
         assert_eq!(normalize(Path::new("./a/./b")), PathBuf::from("a/b"));
         assert_eq!(normalize(Path::new("a/..")), PathBuf::from("."));
+    }
+
+    #[test]
+    fn issue_20_stop_words_take_a_list_and_languages_their_own_list() {
+        use crate::tokenize::StopWordList;
+        let t = |body: &str| {
+            resolve(&format!(
+                "[[input]]\npath = \"a.csv\"\n[tokenize]\n{body}\n"
+            ))
+        };
+        let off = t("stop-words = []").unwrap().tokenize;
+        assert_eq!(
+            (off.stop_words(), off.extra_stop_words()),
+            (StopWordList::None, &[][..])
+        );
+        let listed = t("stop-words = [\"foo\"]\nextra-stop-words = [\"bar\"]")
+            .unwrap()
+            .tokenize;
+        assert_eq!(listed.stop_words(), StopWordList::None);
+        assert_eq!(listed.extra_stop_words(), ["foo", "bar"]);
+        let de = t("language = \"german\"").unwrap().tokenize;
+        assert_eq!(de.stop_words(), StopWordList::StopwordsIso);
+        let e = t("stop-words = \"klingon\"").unwrap_err().to_string();
+        assert!(
+            e.contains("tokenize.stop-words") && e.contains("a list of words"),
+            "{e}"
+        );
+        let e = t("language = \"chinese\"\nuser-dictionary = \"nowhere.txt\"").unwrap_err();
+        assert!(e.to_string().contains("pipelines/nowhere.txt"), "{e}");
     }
 
     #[test]

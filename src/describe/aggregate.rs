@@ -294,7 +294,8 @@ fn topics(
         .into_iter()
         .enumerate()
         .map(|(c, terms)| {
-            let parts = super::label_terms(&terms, params);
+            let share = sizes[c] as f64 / n.max(1) as f64;
+            let parts = super::label_terms(&terms, share, params);
             let label = if parts.is_empty() {
                 format!("topic {}", agg.ids[c])
             } else {

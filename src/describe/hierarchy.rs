@@ -248,6 +248,7 @@ pub fn merge_summary(
                                 text: w.clone(),
                                 weight: *weight,
                                 stems: vec![c.terms[s]],
+                                words: 1,
                                 corpus_share: c.share[s],
                                 lift: 0.0,
                             }

@@ -222,13 +222,33 @@ pub struct TopicSummary {
 /// language models, not "model" in every topic.
 pub const LABEL_LIFT: f64 = 3.0;
 
+/// A single Han character labels a topic only when the topic holds at least this share of the
+/// documents it occurs in (and it is a word of the segmenter's dictionary, see [`reads_alone`]).
+pub const LONE_CHARACTER_HOLD: f64 = 0.5;
+
+/// Whether a term can stand in a label by itself: anything but a single Han character, which
+/// must be a word on its own in the segmenter's dictionary (股, 图; not 络, a piece of 网络) and
+/// distinctive: the topic (`topic_share` of all documents) holds at least
+/// [`LONE_CHARACTER_HOLD`] of the documents it occurs in.
+fn reads_alone(t: &WeightedTerm, topic_share: f64) -> bool {
+    use crate::tokenize::han;
+    // lift * topic share = the topic's documents with it / all documents with it.
+    !han::is_lone_han(&t.text)
+        || (han::is_dictionary_word(&t.text) && t.lift * topic_share >= LONE_CHARACTER_HOLD)
+}
+
 /// The terms of a label: the best terms that are distinctive (found in at most
-/// `label_max_share` of all documents) and whole (a phrase without stop words inside), at most
-/// `label_terms`; a topic none of whose terms is distinctive keeps its best whole terms. A word
-/// found in a fifth of all abstracts ("model", "learning") names no topic in particular.
-fn label_terms<'a>(terms: &'a [WeightedTerm], params: &DescribeValidParams) -> Vec<&'a str> {
-    let whole =
-        |t: &&WeightedTerm| !t.text.contains(' ') || t.stems.len() == t.text.split(' ').count();
+/// `label_max_share` of all documents) and whole (a phrase without stop words inside; no lone
+/// Han character unless it [`reads_alone`]), at most `label_terms`; a topic none of whose terms
+/// is distinctive keeps its best whole terms. A word found in a fifth of all abstracts
+/// ("model", "learning") names no topic in particular. `topic_share`: the topic's share of all
+/// documents.
+fn label_terms<'a>(
+    terms: &'a [WeightedTerm],
+    topic_share: f64,
+    params: &DescribeValidParams,
+) -> Vec<&'a str> {
+    let whole = |t: &&WeightedTerm| t.stems.len() == t.words && reads_alone(t, topic_share);
     let pick = |distinctive: bool| -> Vec<&'a str> {
         terms
             .iter()
@@ -298,7 +318,8 @@ pub fn describe(
         .into_iter()
         .enumerate()
         .map(|(id, terms)| {
-            let label_parts = label_terms(&terms, params);
+            let share = members[id].len() as f64 / n.max(1) as f64;
+            let label_parts = label_terms(&terms, share, params);
             let label = if label_parts.is_empty() {
                 format!("topic {id}")
             } else {
@@ -344,6 +365,7 @@ mod tests {
             text: text.into(),
             weight: 1.0,
             stems: (0..stems as u32).collect(),
+            words: text.split(' ').count(),
             corpus_share,
             lift,
         }
@@ -362,9 +384,34 @@ mod tests {
         ];
         // "model" is everywhere; "llms" is common but three times as common in this topic;
         // "chain of thought" has a stop word inside, so it is not whole.
-        assert_eq!(label_terms(&terms, &p), ["llms", "prompt", "answer"]);
+        assert_eq!(label_terms(&terms, 0.1, &p), ["llms", "prompt", "answer"]);
         // A topic with only generic words keeps its best ones.
         let generic = vec![term("model", 1, 0.45, 1.2), term("learning", 1, 0.5, 1.1)];
-        assert_eq!(label_terms(&generic, &p), ["model", "learning"]);
+        assert_eq!(label_terms(&generic, 0.1, &p), ["model", "learning"]);
+    }
+
+    #[test]
+    fn issue_20_labels_hold_no_lone_fragments_and_no_stop_words_inside() {
+        let p = DescribeParams::new().check().unwrap();
+        let mut inside = term("中国的经济", 2, 0.01, 9.0);
+        inside.words = 3;
+        let two = |text: &str, lift: f64| WeightedTerm {
+            words: 2,
+            ..term(text, 2, 0.01, lift)
+        };
+        let terms = vec![
+            // 络 is only a piece of 网络; 股 is a word, but the topic (10% of all documents)
+            // holds 2.0 * 0.1 = 20% of its documents; 图 is a word the topic holds 60% of.
+            term("络", 1, 0.01, 9.0),
+            term("股", 1, 0.01, 2.0),
+            inside,
+            two("基金发行", 8.0),
+            term("图", 1, 0.01, 6.0),
+            two("bp神经网络", 5.0),
+        ];
+        assert_eq!(
+            label_terms(&terms, 0.1, &p),
+            ["基金发行", "图", "bp神经网络"]
+        );
     }
 }

@@ -33,7 +33,7 @@ pub use assign::{
     Assignment, StreamInput,
 };
 pub use error::PipelineError;
-pub use prepare::{LeftOut, Prepared};
+pub use prepare::{LeftOut, Prepared, DETECTION_SEED};
 pub use report_from_sums::{report_from_sums, SumsReportOptions};
 
 use crate::config::Settings;
@@ -74,6 +74,11 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
         &settings.tokenize,
         &mut progress,
     )?;
+    // `language = "auto"` resolved on the documents: the model and run.json say what was chosen.
+    let settings = &Settings {
+        tokenize: prepared.tokenizer.clone(),
+        ..settings.clone()
+    };
     let analysis = fit::fit(settings, prepared, previous, &mut progress)?;
     report_folder::write_report("run", settings, &analysis, opts, started, &mut progress)
 }

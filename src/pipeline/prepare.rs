@@ -9,7 +9,7 @@ use super::PipelineError;
 use crate::clean::{CleanBuffers, CleanTally, CleanValidParams, Cleaned, TextCleaner};
 use crate::ingest::{self, Corpus, InputSpec, OnBadDocument, PeriodUnit, Skipped};
 use crate::progress::{thousands, Progress};
-use crate::tokenize::{Analyzer, TokenizedCorpus, TokenizerValidParams};
+use crate::tokenize::{languages, Analyzer, TokenizedCorpus, TokenizerValidParams};
 use rayon::prelude::*;
 
 /// Why documents were left out: names the stage that found them unusable.
@@ -56,6 +56,9 @@ pub struct Prepared {
     pub cleaner: TextCleaner,
     /// What the rules removed from these documents.
     pub cleaned: CleanTally,
+    /// The tokenizer they were tokenized with: `language = "auto"` resolved (see
+    /// [`resolve_language`]).
+    pub tokenizer: TokenizerValidParams,
     /// What bad documents do: skipped and listed, or the run stops.
     on_bad: OnBadDocument,
 }
@@ -104,7 +107,8 @@ pub fn prepare_corpus(
             "clean.keep entry {k:?} matches no segment of any document"
         ));
     }
-    let analyzer = Analyzer::new(tokenizer);
+    let tokenizer = resolve_language(&corpus, tokenizer, progress);
+    let analyzer = Analyzer::new(&tokenizer);
     let tokens = progress.stage(
         "tokenize",
         |_| {
@@ -117,7 +121,32 @@ pub fn prepare_corpus(
         },
         |t: &TokenizedCorpus| format!("{} terms", thousands(t.terms.len())),
     )?;
-    finish(corpus, tokens, on_bad, cleaner, changed, progress)
+    finish(
+        corpus, tokens, tokenizer, on_bad, cleaner, changed, progress,
+    )
+}
+
+/// Seeds the sample `language = "auto"` detects the language on: fixed, so runs repeat.
+pub const DETECTION_SEED: u64 = 20;
+
+/// `tokenizer` with `language = "auto"` resolved on the cleaned documents (a seeded sample, see
+/// [`languages::detect_sample`]), saying on stderr what it chose and how sure it is. Any other
+/// language is kept as it is.
+pub fn resolve_language(
+    corpus: &Corpus,
+    tokenizer: &TokenizerValidParams,
+    progress: &Progress,
+) -> TokenizerValidParams {
+    if tokenizer.language() != languages::AUTO {
+        return tokenizer.clone();
+    }
+    let texts: Vec<&str> = corpus.documents.iter().map(|d| d.text.as_str()).collect();
+    let detection = languages::detect_sample(&texts, DETECTION_SEED);
+    progress.info(&match &detection {
+        Some(d) => format!("language: {d}"),
+        None => "language: auto found no text to tell the language from; using english".into(),
+    });
+    tokenizer.resolved(detection)
 }
 
 /// Cleans and tokenizes one chunk of a stream with `analyzer`, as [`prepare_corpus`] does but
@@ -128,6 +157,7 @@ pub fn prepare_chunk(
     on_bad: OnBadDocument,
     cleaner: &TextCleaner,
     analyzer: &Analyzer,
+    tokenizer: &TokenizerValidParams,
 ) -> Result<Prepared, PipelineError> {
     let mut changed = clean_corpus(&mut corpus, cleaner);
     let tokens = TokenizedCorpus::build(&corpus, analyzer);
@@ -136,6 +166,7 @@ pub fn prepare_chunk(
     finish(
         corpus,
         tokens,
+        tokenizer.clone(),
         on_bad,
         cleaner.clone(),
         changed,
@@ -148,6 +179,7 @@ pub fn prepare_chunk(
 fn finish(
     corpus: Corpus,
     tokens: TokenizedCorpus,
+    tokenizer: TokenizerValidParams,
     on_bad: OnBadDocument,
     cleaner: TextCleaner,
     changed: Changed,
@@ -156,6 +188,7 @@ fn finish(
     let mut prepared = Prepared {
         corpus,
         tokens,
+        tokenizer,
         cleaner,
         cleaned: changed.tally,
         on_bad,

@@ -132,7 +132,7 @@ fn k_rule(a: &Analysis) -> String {
 
 /// The settings the report lists, key and value.
 fn settings_rows(settings: &Settings, a: &Analysis) -> Vec<(String, String)> {
-    vec![
+    let mut rows = vec![
         ("pipeline".into(), settings.pipeline.display().to_string()),
         ("seed".into(), settings.cluster.seed().to_string()),
         (
@@ -149,7 +149,26 @@ fn settings_rows(settings: &Settings, a: &Analysis) -> Vec<(String, String)> {
             settings.cluster.runs_for(a.summary.documents).to_string(),
         ),
         ("period".into(), settings.trends.period.to_string()),
-    ]
+    ];
+    rows.extend(language_rows(&settings.tokenize));
+    rows
+}
+
+/// The tokenizer's language, when it is not plain English: what `auto` detected, and the user
+/// dictionary with its sha256.
+fn language_rows(t: &crate::tokenize::TokenizerValidParams) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    match t.detected() {
+        Some(d) => rows.push(("language".into(), format!("auto: {d}"))),
+        None if t.language() != "english" => rows.push(("language".into(), t.language().into())),
+        None => {}
+    }
+    if let Some(dict) = t.user_dictionary() {
+        let words = thousands(dict.words().len());
+        let value = format!("{} ({words} words, sha256 {})", dict.file(), dict.sha256());
+        rows.push(("user dictionary".into(), value));
+    }
+    rows
 }
 
 /// Every topic with its terms, representatives, colour and (with two periods or more) its

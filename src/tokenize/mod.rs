@@ -7,6 +7,11 @@
 //! WordSegmenter -> LowerCaser -> RemoveNumbers -> LengthFilter -> StopWordFilter::mark -> Stemmer
 //! ```
 //!
+//! Chinese (`language = "chinese"`) starts with the [`HanSegmenter`] (jieba for runs of Han
+//! characters, the word rules for the rest) and marks single Han characters as stop words
+//! ([`han::LoneCharacters`]) before the stemmer, which stems the Latin words in English; each
+//! language's stop words come from [`languages`].
+//!
 //! Order matters: the stop-word list and the stemmer expect lowercase input, and stop words are
 //! *marked*, not removed, so that phrase detection later sees "chain of thought" whole.
 //!
@@ -18,24 +23,32 @@
 //! into integers) and allocates nothing. For each stem the most
 //! frequent surface form is kept, so people read "clustering", never "cluster" or "languag".
 
+pub mod han;
 mod interner;
+pub mod join;
+pub mod languages;
 mod length;
 mod lower_caser;
+mod mixed;
 mod numbers;
 mod params;
 mod segmenter;
 mod stemmer;
 pub mod stop_words;
 mod token;
+pub mod user_dictionary;
 
+pub use han::HanSegmenter;
+pub use join::join_words;
 pub use length::LengthFilter;
 pub use lower_caser::LowerCaser;
 pub use numbers::RemoveNumbers;
 pub use params::{StopWordList, TokenizerParams, TokenizerParamsError, TokenizerValidParams};
-pub use segmenter::WordSegmenter;
+pub use segmenter::{Segmenter, WordSegmenter};
 pub use stemmer::{Language, Stemmer};
 pub use stop_words::StopWordFilter;
 pub use token::{Token, TokenFilter};
+pub use user_dictionary::{UserDictionary, UserDictionaryError};
 
 use crate::ingest::Corpus;
 use interner::Interner;
@@ -48,27 +61,60 @@ pub const CHUNK: usize = 2048;
 /// A segmenter followed by a chain of filters.
 #[derive(Debug)]
 pub struct Analyzer {
-    segmenter: WordSegmenter,
+    segmenter: Segmenter,
     filters: Vec<Box<dyn TokenFilter>>,
+    /// A mixed corpus: one chain per language, picked per document (see [`mixed`]).
+    mixed: Option<Box<mixed::Mixed>>,
 }
 
-/// Builds an [`Analyzer`] one filter at a time.
+/// Builds an [`Analyzer`] one filter at a time (the Unicode word segmenter unless told).
 #[derive(Debug, Default)]
 pub struct AnalyzerBuilder {
+    segmenter: Segmenter,
     filters: Vec<Box<dyn TokenFilter>>,
 }
 
 impl AnalyzerBuilder {
+    pub fn segmenter(mut self, segmenter: Segmenter) -> Self {
+        self.segmenter = segmenter;
+        self
+    }
     pub fn filter(mut self, f: impl TokenFilter + 'static) -> Self {
         self.filters.push(Box::new(f));
         self
     }
     pub fn build(self) -> Analyzer {
         Analyzer {
-            segmenter: WordSegmenter,
+            segmenter: self.segmenter,
             filters: self.filters,
+            mixed: None,
         }
     }
+}
+
+/// The stop words of `list` for `language`, then the pipeline's extra ones.
+fn stop_list(
+    list: StopWordList,
+    language: &languages::LanguageInfo,
+    extra: &[String],
+) -> Vec<String> {
+    let english = || {
+        stop_words::ENGLISH
+            .iter()
+            .chain(stop_words::ABSTRACT_BOILERPLATE)
+            .chain(stop_words::CONTRACTIONS)
+    };
+    let mut stop: Vec<String> = match list {
+        StopWordList::English => english().map(|w| w.to_string()).collect(),
+        StopWordList::StopwordsIso => {
+            let mut words: Vec<&str> = languages::iso_stop_words(language).to_vec();
+            words.extend(english());
+            words.into_iter().map(|w| w.to_lowercase()).collect()
+        }
+        StopWordList::None => Vec::new(),
+    };
+    stop.extend(extra.iter().cloned());
+    stop
 }
 
 impl Analyzer {
@@ -76,33 +122,58 @@ impl Analyzer {
         AnalyzerBuilder::default()
     }
 
-    /// The chain `s` describes.
+    /// The chain `s` describes. Chinese text is segmented by jieba ([`HanSegmenter`]) and its
+    /// Latin words go down the English chain (English stemmer). `auto` before detection is
+    /// taken as English.
     pub fn new(s: &TokenizerValidParams) -> Analyzer {
-        let mut stop: Vec<String> = match s.stop_words() {
-            StopWordList::English => stop_words::ENGLISH
-                .iter()
-                .chain(stop_words::ABSTRACT_BOILERPLATE)
-                .chain(stop_words::CONTRACTIONS)
-                .map(|w| w.to_string())
-                .collect(),
-            StopWordList::None => Vec::new(),
+        let mut a = Self::for_language(s, s.language());
+        a.mixed = mixed::Mixed::new(s).map(Box::new);
+        a
+    }
+
+    /// The chain `s` describes, for `language` (one of a mixed corpus's languages).
+    pub fn for_language(s: &TokenizerValidParams, language: &str) -> Analyzer {
+        let english = languages::by_name("english").expect("English is known");
+        let lang = languages::by_name(language).unwrap_or(english);
+        // In a mixed corpus each language has its own list (unless stop words are off).
+        let list = match s.stop_words() {
+            StopWordList::None => StopWordList::None,
+            _ if !s.per_document().is_empty() => StopWordList::default_for(lang.name),
+            list => list,
         };
-        stop.extend(s.extra_stop_words().iter().cloned());
+        let stop = stop_list(list, lang, s.extra_stop_words());
+        let segmenter = if lang.name == "chinese" {
+            Segmenter::Han(std::sync::Arc::new(HanSegmenter::new(s.user_dictionary())))
+        } else {
+            Segmenter::Words(WordSegmenter)
+        };
         let mut b = Analyzer::builder()
+            .segmenter(segmenter)
             .filter(LowerCaser)
             .filter(RemoveNumbers)
             .filter(LengthFilter::between(s.min_length(), s.max_length()))
             .filter(StopWordFilter::mark(stop));
+        if lang.name == "chinese" {
+            b = b.filter(han::LoneCharacters);
+        }
         if s.stem() {
-            let lang = Language::from_name(s.language()).expect("a checked language");
-            b = b.filter(Stemmer::new(lang));
+            let algorithm = lang
+                .stemmer
+                .or(english.stemmer)
+                .expect("English has a stemmer");
+            b = b.filter(Stemmer::new(Language(algorithm)));
         }
         b.build()
     }
 
     /// Runs the chain on a text: every word, in order, with stop words marked.
     pub fn analyze(&self, text: &str) -> Vec<Token> {
-        let mut tokens: Vec<Token> = self.segmenter.words(text).map(Token::new).collect();
+        if let Some(m) = &self.mixed {
+            return m.analyzer_for(text).analyze(text);
+        }
+        let mut tokens: Vec<Token> = Vec::new();
+        self.segmenter
+            .each_word(text, &mut |w| tokens.push(Token::new(w)));
         for f in &self.filters {
             f.apply(&mut tokens);
         }
@@ -188,10 +259,13 @@ impl TokenizedCorpus {
     /// local ones; then the chain runs once per distinct word (in parallel) and the terms are
     /// interned in word order, each shown by its most frequent surface.
     pub fn build_texts(texts: &[&str], analyzer: &Analyzer) -> TokenizedCorpus {
+        if let Some(m) = &analyzer.mixed {
+            return m.build(texts);
+        }
         // Phase 1, parallel: intern each chunk's words locally.
         let chunks: Vec<ChunkWords> = texts
             .par_chunks(CHUNK)
-            .map(|docs| ChunkWords::intern(docs, analyzer.segmenter))
+            .map(|docs| ChunkWords::intern(docs, &analyzer.segmenter))
             .collect();
         // Phase 2, in chunk order: global word ids.
         let (raw_words, maps) = merge_vocabularies(&chunks);
@@ -264,7 +338,7 @@ struct ChunkWords<'a> {
 
 impl<'a> ChunkWords<'a> {
     /// Segments and interns the words of `docs`.
-    fn intern(docs: &[&'a str], seg: WordSegmenter) -> ChunkWords<'a> {
+    fn intern(docs: &[&'a str], seg: &Segmenter) -> ChunkWords<'a> {
         let mut words = Interner::default();
         // English text averages a word per 6-7 bytes; reserving that avoids the doubling
         // that would leave up to half of the largest array unused.
@@ -273,7 +347,11 @@ impl<'a> ChunkWords<'a> {
         let mut ids = Vec::with_capacity(bytes / 6 + 16);
         for text in docs {
             let before = ids.len();
-            ids.extend(seg.words(text).map(|w| words.intern(w)));
+            match seg {
+                // The common case stays one tight loop.
+                Segmenter::Words(w) => ids.extend(w.words(text).map(|w| words.intern(w))),
+                Segmenter::Han(_) => seg.each_word(text, &mut |w| ids.push(words.intern(w))),
+            }
             lens.push((ids.len() - before) as u32);
         }
         let (vocab, keys) = words.into_parts();
@@ -460,6 +538,45 @@ mod tests {
                 ("foo", "foo", true),
             ]
         );
+    }
+
+    #[test]
+    fn issue_20_chinese_chain_segments_words_and_marks_stop_words() {
+        let p = TokenizerParams::new().language("chinese").check().unwrap();
+        let a = Analyzer::new(&p);
+        let toks = a.analyze("基于BP神经网络的图像识别方法, Networks");
+        let kept: Vec<(&str, &str, bool)> = toks
+            .iter()
+            .map(|t| (t.text.as_str(), t.surface.as_str(), t.stop))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("基于", "基于", true),
+                ("bp", "bp", false),
+                ("神经网络", "神经网络", false),
+                ("的", "的", true),
+                ("图像识别", "图像识别", false),
+                ("方法", "方法", false),
+                ("network", "networks", false),
+            ]
+        );
+        let de = Analyzer::new(&TokenizerParams::new().language("german").check().unwrap());
+        let stop: Vec<bool> = de
+            .analyze("Ich und die Häuser")
+            .iter()
+            .map(|t| t.stop)
+            .collect();
+        assert_eq!(stop, [true, true, true, false]);
+        let off = TokenizerParams::new()
+            .language("german")
+            .stop_words(StopWordList::None)
+            .check()
+            .unwrap();
+        assert!(Analyzer::new(&off)
+            .analyze("Ich und")
+            .iter()
+            .all(|t| !t.stop));
     }
 
     #[test]

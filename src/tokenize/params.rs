@@ -4,7 +4,8 @@
 //! parameters are saved in `model.json` (and checked again when it is read), so `topicmap
 //! assign` tokenizes new documents exactly as the fit did.
 
-use super::Language;
+use super::languages::{self, Detection};
+use super::user_dictionary::UserDictionary;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -15,6 +16,9 @@ pub enum StopWordList {
     /// scikit-learn's English list, abstract boilerplate ("propose", "paper", ...) and
     /// contractions.
     English,
+    /// The language's stopwords-iso list with scikit-learn's English list, for the English
+    /// words in the text (see [`super::languages`]).
+    StopwordsIso,
     None,
 }
 
@@ -22,8 +26,18 @@ impl StopWordList {
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "english" => Some(Self::English),
+            "stopwords-iso" => Some(Self::StopwordsIso),
             "none" => Some(Self::None),
             _ => None,
+        }
+    }
+    /// The list a language gets by default: scikit-learn's for English, stopwords-iso for every
+    /// other language.
+    pub fn default_for(language: &str) -> Self {
+        if language == "english" {
+            Self::English
+        } else {
+            Self::StopwordsIso
         }
     }
 }
@@ -32,6 +46,7 @@ impl fmt::Display for StopWordList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::English => "english",
+            Self::StopwordsIso => "stopwords-iso",
             Self::None => "none",
         })
     }
@@ -48,6 +63,16 @@ pub struct TokenizerParams {
     extra_stop_words: Vec<String>,
     min_length: usize,
     max_length: usize,
+    /// Chinese only: the pipeline's words for the segmenter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    user_dictionary: Option<UserDictionary>,
+    /// `language = "auto"`: what detection found (`language` is then the language chosen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detected: Option<Detection>,
+    /// The word segmenter: `jieba` when Chinese is among the languages (set by
+    /// [`TokenizerParams::check`]; a saved model naming another is refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    segmenter: Option<String>,
 }
 
 /// Checked tokenizer parameters, what [`Analyzer::new`](super::Analyzer::new) takes. Serialized
@@ -65,8 +90,14 @@ impl Serialize for TokenizerValidParams {
 /// A broken rule, one variant per rule. The messages name the pipeline key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TokenizerParamsError {
-    #[error("tokenize.language {0:?} is not a Snowball language (try english, french, german, spanish, ...)")]
+    #[error("tokenize.language {0:?} is not a language the tokenizer knows: the accepted names are {names}", names = languages::accepted_names())]
     UnknownLanguage(String),
+    #[error(
+        "tokenize.user-dictionary is for Chinese: set tokenize.language to \"chinese\" or \"auto\""
+    )]
+    DictionaryWithoutChinese,
+    #[error("this model's tokenizer uses the segmenter {found:?}; this build uses {expected:?} for these languages: refit")]
+    Segmenter { found: String, expected: String },
     #[error(
         "tokenize.min-length ({min}) must be at least 1 and at most tokenize.max-length ({max})"
     )]
@@ -91,17 +122,22 @@ impl TokenizerParams {
             extra_stop_words: Vec::new(),
             min_length: 2,
             max_length: 40,
+            user_dictionary: None,
+            detected: None,
+            segmenter: None,
         }
     }
-    /// The Snowball language, lowercased. Also picks the default stop words: the English list
-    /// for English, none for other languages (set [`TokenizerParams::stop_words`] after this).
+    /// The language (a name of [`languages::LANGUAGES`], or `auto`), lowercased. Also picks the
+    /// default stop words: scikit-learn's list for English, stopwords-iso for the others (set
+    /// [`TokenizerParams::stop_words`] after this).
     pub fn language(mut self, language: &str) -> Self {
         self.language = language.to_lowercase();
-        self.stop_words = if self.language == "english" {
-            StopWordList::English
-        } else {
-            StopWordList::None
-        };
+        self.stop_words = StopWordList::default_for(&self.language);
+        self
+    }
+    /// Chinese segmentation's own words (default none).
+    pub fn user_dictionary(mut self, dict: Option<UserDictionary>) -> Self {
+        self.user_dictionary = dict;
         self
     }
     pub fn stem(mut self, stem: bool) -> Self {
@@ -125,11 +161,34 @@ impl TokenizerParams {
         self
     }
 
-    /// Checks every rule: a Snowball language, and `1 <= min_length <= max_length`.
-    pub fn check(self) -> Result<TokenizerValidParams, TokenizerParamsError> {
-        if Language::from_name(&self.language).is_none() {
+    /// Checks every rule: a known language (or `auto`), a user dictionary only where Chinese
+    /// may be, a saved segmenter this build has, and `1 <= min_length <= max_length`.
+    pub fn check(mut self) -> Result<TokenizerValidParams, TokenizerParamsError> {
+        let known = |l: &str| languages::by_name(l).is_some();
+        let per_document = self.detected.iter().flat_map(|d| &d.per_document);
+        if !(known(&self.language) || self.language == languages::AUTO)
+            || per_document.clone().any(|l| !known(l))
+        {
             return Err(TokenizerParamsError::UnknownLanguage(self.language));
         }
+        let chinese = matches!(self.language.as_str(), "chinese" | languages::AUTO)
+            || per_document.clone().any(|l| l == "chinese");
+        if self.user_dictionary.is_some() && !chinese {
+            return Err(TokenizerParamsError::DictionaryWithoutChinese);
+        }
+        let segmenter = chinese.then(|| "jieba".to_string());
+        if let Some(found) = self
+            .segmenter
+            .take()
+            .filter(|s| Some(s) != segmenter.as_ref())
+        {
+            return Err(TokenizerParamsError::Segmenter {
+                found,
+                expected: segmenter.unwrap_or_else(|| "unicode".into()),
+            });
+        }
+        // Before detection, `auto` may still turn out not to be Chinese: no segmenter yet.
+        self.segmenter = segmenter.filter(|_| self.language != languages::AUTO);
         if self.min_length == 0 || self.max_length < self.min_length {
             return Err(TokenizerParamsError::BadLengths {
                 min: self.min_length,
@@ -148,9 +207,43 @@ impl TryFrom<TokenizerParams> for TokenizerValidParams {
 }
 
 impl TokenizerValidParams {
-    /// The Snowball language, lowercased.
+    /// The language, lowercased: a name of [`languages::LANGUAGES`], or `auto` before detection.
     pub fn language(&self) -> &str {
         &self.0.language
+    }
+    /// The pipeline's words for the Chinese segmenter.
+    pub fn user_dictionary(&self) -> Option<&UserDictionary> {
+        self.0.user_dictionary.as_ref()
+    }
+    /// What `language = "auto"` found, once it ran.
+    pub fn detected(&self) -> Option<&Detection> {
+        self.0.detected.as_ref()
+    }
+    /// The languages documents are tokenized in one by one (a mixed corpus), else empty.
+    pub fn per_document(&self) -> &[String] {
+        self.0.detected.as_ref().map_or(&[], |d| &d.per_document)
+    }
+    /// These parameters with `language = "auto"` resolved by `detection` (`None`: nothing could
+    /// be told, so English). Other languages are returned as they are.
+    pub fn resolved(&self, detection: Option<Detection>) -> TokenizerValidParams {
+        if self.0.language != languages::AUTO {
+            return self.clone();
+        }
+        let mut p = self.0.clone();
+        let auto_list = p.stop_words == StopWordList::default_for(languages::AUTO);
+        p.language = detection
+            .as_ref()
+            .map_or("english".into(), |d| d.language.clone());
+        if auto_list {
+            p.stop_words = StopWordList::default_for(&p.language);
+        }
+        p.detected = detection;
+        // A user dictionary only serves Chinese: unused when none was found.
+        let per_document = p.detected.iter().flat_map(|d| &d.per_document);
+        if p.language != "chinese" && !per_document.clone().any(|l| l == "chinese") {
+            p.user_dictionary = None;
+        }
+        p.check().expect("detected languages are known ones")
     }
     /// Whether words are stemmed.
     pub fn stem(&self) -> bool {
@@ -189,7 +282,29 @@ mod tests {
                 .check()
                 .unwrap()
                 .stop_words(),
-            StopWordList::None
+            StopWordList::StopwordsIso
+        );
+        let e = TokenizerParams::new()
+            .language("klingon")
+            .check()
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("tokenize.language") && e.to_string().contains("chinese, auto"),
+            "{e}"
+        );
+        let dict = UserDictionary::parse("扩散模型\n", "d.txt").unwrap();
+        assert_eq!(
+            TokenizerParams::new()
+                .user_dictionary(Some(dict.clone()))
+                .check(),
+            Err(TokenizerParamsError::DictionaryWithoutChinese)
+        );
+        let zh = TokenizerParams::new()
+            .language("chinese")
+            .user_dictionary(Some(dict));
+        assert_eq!(
+            zh.check().unwrap().user_dictionary().unwrap().file(),
+            "d.txt"
         );
         assert!(matches!(
             TokenizerParams::new().language("klingon").check(),
@@ -201,6 +316,48 @@ mod tests {
             .max_length(4)
             .check()
             .is_err());
+    }
+
+    #[test]
+    fn auto_is_resolved_by_detection_and_saved_with_it() {
+        let auto = TokenizerParams::new().language("auto").check().unwrap();
+        let found = Detection {
+            language: "chinese".into(),
+            confidence: 0.9,
+            share: 1.0,
+            sample: 10,
+            per_document: Vec::new(),
+        };
+        let zh = auto.resolved(Some(found));
+        assert_eq!(
+            (zh.language(), zh.stop_words()),
+            ("chinese", StopWordList::StopwordsIso)
+        );
+        let json = serde_json::to_string(&zh).unwrap();
+        assert!(json.contains(r#""segmenter":"jieba""#), "{json}");
+        let back: TokenizerValidParams = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, zh);
+        let other = json.replace(r#""segmenter":"jieba""#, r#""segmenter":"mecab""#);
+        assert!(serde_json::from_str::<TokenizerValidParams>(&other).is_err());
+        let dict = UserDictionary::parse("扩散模型\n", "d.txt").unwrap();
+        let with_dict = TokenizerParams::new()
+            .language("auto")
+            .user_dictionary(Some(dict));
+        let en = with_dict.check().unwrap().resolved(None);
+        assert!(
+            en.user_dictionary().is_none(),
+            "no Chinese, so no dictionary"
+        );
+        let en = auto.resolved(None);
+        assert_eq!(
+            (en.language(), en.stop_words()),
+            ("english", StopWordList::English)
+        );
+        assert_eq!(
+            serde_json::to_string(&TokenizerParams::new().check().unwrap()).unwrap(),
+            serde_json::to_string(&TokenizerParams::new()).unwrap(),
+            "English parameters serialize as before"
+        );
     }
 
     #[test]
@@ -221,6 +378,9 @@ mod tests {
         let json = r#"{"language":"klingon","stem":true,"stop_words":"english","extra_stop_words":[],
             "min_length":2,"max_length":40}"#;
         let e = serde_json::from_str::<TokenizerValidParams>(json).unwrap_err();
-        assert!(e.to_string().contains("not a Snowball language"), "{e}");
+        assert!(
+            e.to_string().contains("not a language the tokenizer knows"),
+            "{e}"
+        );
     }
 }

@@ -11,7 +11,34 @@
 //! 24 ns a word; this one a third of that). Text with any non-ASCII byte goes to
 //! `unicode_words`. A property test holds the two to the same output.
 
+use super::HanSegmenter;
+use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
+
+/// The first link of a chain: the Unicode word rules, or jieba for Chinese (shared by the
+/// threads that tokenize in parallel).
+#[derive(Debug, Clone)]
+pub enum Segmenter {
+    Words(WordSegmenter),
+    Han(Arc<HanSegmenter>),
+}
+
+impl Default for Segmenter {
+    fn default() -> Self {
+        Segmenter::Words(WordSegmenter)
+    }
+}
+
+impl Segmenter {
+    /// Hands every word of `text` to `f`, in order, as slices of it.
+    #[inline]
+    pub fn each_word<'a>(&self, text: &'a str, f: &mut impl FnMut(&'a str)) {
+        match self {
+            Segmenter::Words(w) => w.words(text).for_each(f),
+            Segmenter::Han(h) => h.each_word(text, f),
+        }
+    }
+}
 
 /// Splits text into words (Unicode word boundaries, UAX #29).
 #[derive(Debug, Clone, Copy, Default)]

@@ -10,29 +10,9 @@ use rust_stemmers::{Algorithm, Stemmer as Snowball};
 pub struct Language(pub Algorithm);
 
 impl Language {
+    /// The Snowball language called `name` ([`super::languages::LANGUAGES`]; Chinese has none).
     pub fn from_name(name: &str) -> Option<Language> {
-        use Algorithm::*;
-        Some(Language(match name {
-            "arabic" => Arabic,
-            "danish" => Danish,
-            "dutch" => Dutch,
-            "english" => English,
-            "finnish" => Finnish,
-            "french" => French,
-            "german" => German,
-            "greek" => Greek,
-            "hungarian" => Hungarian,
-            "italian" => Italian,
-            "norwegian" => Norwegian,
-            "portuguese" => Portuguese,
-            "romanian" => Romanian,
-            "russian" => Russian,
-            "spanish" => Spanish,
-            "swedish" => Swedish,
-            "tamil" => Tamil,
-            "turkish" => Turkish,
-            _ => return None,
-        }))
+        super::languages::by_name(name)?.stemmer.map(Language)
     }
 }
 
@@ -60,7 +40,8 @@ impl Stemmer {
 impl TokenFilter for Stemmer {
     fn apply(&self, tokens: &mut Vec<Token>) {
         for t in tokens.iter_mut() {
-            if t.stop {
+            // Han words have no stems (Snowball would leave them as they are anyway).
+            if t.stop || super::han::has_han(&t.text) {
                 continue;
             }
             let stem = self.inner.stem(&t.text);
@@ -91,6 +72,8 @@ mod tests {
         assert_eq!(stem("german", &["häuser"]), ["haus"]);
         assert_eq!(stem("french", &["continuellement"]), ["continuel"]);
         assert!(Language::from_name("klingon").is_none());
+        assert!(Language::from_name("chinese").is_none());
+        assert_eq!(stem("english", &["神经网络", "bp"]), ["神经网络", "bp"]);
     }
 
     #[test]

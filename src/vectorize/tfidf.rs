@@ -416,11 +416,10 @@ fn features_of(keep: &[u32], keys: &[Vec<u32>], df: &[u32], tc: &TokenizedCorpus
                     .map(|&t| tc.terms[t as usize].stem.as_str())
                     .collect::<Vec<_>>()
                     .join(" "),
-                surface: key
-                    .iter()
-                    .map(|&t| tc.terms[t as usize].surface.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                // Chinese words join without spaces (see `tokenize::join`).
+                surface: crate::tokenize::join_words(
+                    key.iter().map(|&t| tc.terms[t as usize].surface.as_str()),
+                ),
                 df: df[f as usize],
             }
         })

@@ -6,6 +6,7 @@
 //! given share of all documents come first: a word in a fifth of all abstracts names no topic.
 
 use super::weights::ClassTable;
+use crate::tokenize::han;
 use rustc_hash::FxHashSet;
 
 impl ClassTable {
@@ -21,9 +22,14 @@ impl ClassTable {
                 .then(a.cmp(&b))
         });
         let mut used = FxHashSet::default();
+        // A lone Han character that is no word of its own (络 of 网络) labels nothing.
+        let reads = |s: usize| {
+            let text = &self.surfaces[s];
+            !han::is_lone_han(text) || han::is_dictionary_word(text)
+        };
         order
             .into_iter()
-            .filter(|&s| used.insert(self.canon[s]))
+            .filter(|&s| reads(s) && used.insert(self.canon[s]))
             .take(n)
             .map(|s| (self.surfaces[s].clone(), w[s]))
             .collect()

@@ -103,6 +103,8 @@ pub struct WeightedTerm {
     pub weight: f64,
     /// Stems of its content words (used to keep listed terms from sharing a stem).
     pub stems: Vec<u32>,
+    /// Words it shows, stop words inside a phrase included (1 for a word).
+    pub words: usize,
     /// The share of all documents its least frequent word occurs in: how generic the term is
     /// (a phrase is as distinctive as its rarest word).
     pub corpus_share: f64,

@@ -50,6 +50,8 @@ pub(super) struct Phrase {
     pub weight: f64,
     /// Term ids of its content words.
     pub stems: Vec<u32>,
+    /// Words it shows, stop words included.
+    pub words: usize,
     /// The words it absorbs (term ids).
     pub absorbs: Vec<u32>,
 }
@@ -328,12 +330,13 @@ fn rank_phrases(
         .collect();
     let mean_total = totals.iter().sum::<f64>() / counts.raw.len().max(1) as f64;
     let spell = |surface: &Window| -> String {
-        surface
-            .iter()
-            .filter(|&&w| w != u32::MAX)
-            .map(|&w| tc.words[w as usize].surface.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
+        // Chinese words join without spaces ("卷积神经网络"), others with them.
+        crate::tokenize::join_words(
+            surface
+                .iter()
+                .filter(|&&w| w != u32::MAX)
+                .map(|&w| tc.words[w as usize].surface.as_str()),
+        )
     };
     topic_phrases
         .into_par_iter()
@@ -367,6 +370,7 @@ fn rank_phrases(
                 .map(|p| Phrase {
                     text: spell(&p.surface),
                     weight: p.weight,
+                    words: p.surface.iter().filter(|&&w| w != u32::MAX).count(),
                     stems: p.stems,
                     absorbs: p.absorbs,
                 })

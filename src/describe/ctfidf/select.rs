@@ -82,6 +82,7 @@ fn candidates(
             text: p.text.clone(),
             weight: p.weight,
             stems: p.stems.clone(),
+            words: p.words,
             corpus_share: counts.corpus_share(&p.stems),
             lift: counts.lift(c, &p.stems),
         });
@@ -98,6 +99,7 @@ fn candidates(
             text: tc.terms[t as usize].surface.clone(),
             weight: w,
             stems: vec![t],
+            words: 1,
             corpus_share: counts.share_of(t),
             lift: counts.lift(c, &[t]),
         });
@@ -165,6 +167,7 @@ pub fn terms_from_table(
                     text: table.surfaces[s].clone(),
                     weight: w[s],
                     stems: vec![table.terms[s]],
+                    words: 1,
                     corpus_share: table.share[s],
                     lift: in_topic / table.share[s].max(1e-12),
                 });
@@ -276,6 +279,7 @@ mod tests {
             text: text.into(),
             weight,
             stems: vec![stem],
+            words: 1,
             corpus_share: 0.01,
             lift: 10.0,
         };

@@ -30,6 +30,7 @@ use crate::model::SavedModel;
 use crate::progress::{thousands, Progress};
 use crate::render::{Analysis, DocumentsHead, Scope};
 use crate::tables::{self, frames, OutputFormat};
+use crate::tokenize::TokenizerValidParams;
 use std::path::{Path, PathBuf};
 
 /// Bytes of a CSV or TSV file per chunk (about 110,000 abstracts).
@@ -48,7 +49,13 @@ pub fn run(
     let started = chrono::Utc::now();
     let mut progress = Progress::new(opts.quiet);
     let previous = fit::previous_topics(settings, opts.out.as_deref(), &progress)?;
-    let (fit, seen) = fit_on_sample(settings, fit_sample, previous, opts.quiet, &mut progress)?;
+    let (fit, seen, tokenizer) =
+        fit_on_sample(settings, fit_sample, previous, opts.quiet, &mut progress)?;
+    // `language = "auto"` resolved on the sample: the model and the report say what was chosen.
+    let settings = &Settings {
+        tokenize: tokenizer,
+        ..settings.clone()
+    };
     let input = crate::render::fit_input(settings);
     let meta = crate::model::ModelMeta {
         name: &settings.name,
@@ -98,14 +105,14 @@ pub fn run(
 }
 
 /// Pass 1: a seeded sample of `n` documents, prepared and fitted as a run fits its documents.
-/// Returns the fit and the number of documents streamed.
+/// Returns the fit, the number of documents streamed and the tokenizer (its language resolved).
 fn fit_on_sample(
     settings: &Settings,
     n: usize,
     previous: Option<PreviousTopics>,
     quiet: bool,
     progress: &mut Progress,
-) -> Result<(Analysis, usize), PipelineError> {
+) -> Result<(Analysis, usize, TokenizerValidParams), PipelineError> {
     let sample = progress.stage(
         "sample",
         |bar| reservoir(settings, n, bar, quiet),
@@ -127,8 +134,13 @@ fn fit_on_sample(
         &settings.tokenize,
         progress,
     )?;
+    let tokenizer = prepared.tokenizer.clone();
+    let settings = &Settings {
+        tokenize: tokenizer.clone(),
+        ..settings.clone()
+    };
     let fit = fit::fit(settings, prepared, previous, progress)?;
-    Ok((fit, seen))
+    Ok((fit, seen, tokenizer))
 }
 
 /// What the report keeps of the sample's fit.
@@ -274,7 +286,8 @@ fn assign_all(
         let mut cleaned = crate::clean::CleanTally::default();
         let cleaner = placer.model.cleaner();
         let streamed = stream::stream(&settings.inputs, opts, |_, chunk: Corpus| {
-            let prepared = prepare::prepare_chunk(chunk, on_bad, cleaner, &analyzer)?;
+            let prepared =
+                prepare::prepare_chunk(chunk, on_bad, cleaner, &analyzer, &placer.model.tokenize)?;
             let placed = place::place(placer, prepared, true, &quiet_progress)?;
             cleaned.add(&placed.cleaned);
             let before = done / REPORT_EVERY;

@@ -1,0 +1,182 @@
+//! Chinese word segmentation: runs of Han characters -> words, with jieba (jieba-rs).
+//!
+//! Chinese is written without spaces, and the Unicode word rules (UAX #29) cut it into single
+//! characters ("神经网络" -> 神, 经, 网, 络), which name nothing. [`HanSegmenter`] splits a text
+//! into runs of Han characters and everything else: each Han run is cut into words by jieba
+//! (its bundled dictionary, which holds simplified and traditional words, plus the pipeline's
+//! user dictionary; jieba's HMM guesses the words neither knows), and the rest goes to the
+//! [`WordSegmenter`] like any other text, so "BP神经网络" gives "BP" and "神经网络", and the
+//! Latin word then goes down the English chain. jieba is deterministic, so runs repeat exactly.
+
+use super::user_dictionary::UserDictionary;
+use super::WordSegmenter;
+use jieba_rs::Jieba;
+use std::sync::OnceLock;
+
+/// Whether `c` is a Han character (CJK unified ideographs, their extensions and the
+/// compatibility ideographs).
+pub fn is_han(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+}
+
+/// Whether `text` holds a Han character.
+pub fn has_han(text: &str) -> bool {
+    !text.is_ascii() && text.chars().any(is_han)
+}
+
+/// Cuts Han runs with jieba and the rest with the Unicode word rules.
+pub struct HanSegmenter {
+    jieba: Jieba,
+}
+
+impl std::fmt::Debug for HanSegmenter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HanSegmenter(jieba)")
+    }
+}
+
+impl HanSegmenter {
+    /// jieba with its bundled dictionary, and the words of `user` when given.
+    pub fn new(user: Option<&UserDictionary>) -> Self {
+        let mut jieba = Jieba::new();
+        if let Some(dict) = user {
+            for (word, freq) in dict.words() {
+                jieba.add_word(word, *freq, None);
+            }
+        }
+        HanSegmenter { jieba }
+    }
+
+    /// Hands every word of `text` to `f`, in order.
+    pub fn each_word<'a>(&self, text: &'a str, f: &mut impl FnMut(&'a str)) {
+        if !has_han(text) {
+            WordSegmenter.words(text).for_each(f);
+            return;
+        }
+        for (run, han) in runs(text) {
+            if han {
+                for t in self.jieba.cut(run, true) {
+                    f(t.word);
+                }
+            } else {
+                WordSegmenter.words(run).for_each(&mut *f);
+            }
+        }
+    }
+}
+
+/// The runs of `text`: maximal slices of Han characters (`true`) or of anything else.
+fn runs(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let han = is_han(first);
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| is_han(c) != han)
+            .map_or(rest.len(), |(i, _)| i);
+        let (run, tail) = rest.split_at(end);
+        rest = tail;
+        Some((run, han))
+    })
+}
+
+/// Marks single Han characters as stop words: they stay in the word stream (a phrase may hold
+/// one) but are never terms. What jieba leaves as a single character is mostly a piece it could
+/// not place (络 of an unknown 网络 compound) or a function word; counted as terms, they led the
+/// labels ("股, 市, 期") and lowered the V-measure on THUCNews (docs/benchmarks.md).
+#[derive(Debug, Clone, Copy)]
+pub struct LoneCharacters;
+
+impl super::TokenFilter for LoneCharacters {
+    fn apply(&self, tokens: &mut Vec<super::Token>) {
+        for t in tokens.iter_mut().filter(|t| is_lone_han(&t.text)) {
+            t.stop = true;
+        }
+    }
+}
+
+/// jieba's bundled dictionary, loaded once, for questions about words ([`is_dictionary_word`]).
+fn bundled() -> &'static Jieba {
+    static JIEBA: OnceLock<Jieba> = OnceLock::new();
+    JIEBA.get_or_init(Jieba::new)
+}
+
+/// A single character is a word on its own when jieba's dictionary counts it alone at least this
+/// often.
+pub const STANDALONE_FREQUENCY: usize = 2500;
+
+/// Whether `word` is a word on its own in jieba's bundled dictionary. Nearly every character is
+/// an entry of it, with the frequency it was seen alone in jieba's corpus, so for one character
+/// the entry is not enough: it must be seen alone at least [`STANDALONE_FREQUENCY`] times (股
+/// 8,493, 图 12,112, 赛 2,783 are words; 络 469, 隧 71, 拟 1,919 are pieces of 网络, 隧道,
+/// 模拟).
+pub fn is_dictionary_word(word: &str) -> bool {
+    let jieba = bundled();
+    if !jieba.has_word(word) {
+        return false;
+    }
+    // For a word of the dictionary, jieba suggests its own frequency plus one.
+    !is_lone_han(word) || jieba.suggest_freq(word) > STANDALONE_FREQUENCY
+}
+
+/// Whether `text` is one Han character, alone.
+pub fn is_lone_han(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!((chars.next(), chars.next()), (Some(c), None) if is_han(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(seg: &HanSegmenter, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        seg.each_word(text, &mut |w| out.push(w.to_string()));
+        out
+    }
+
+    #[test]
+    fn han_runs_become_words_and_latin_runs_stay_whole() {
+        let seg = HanSegmenter::new(None);
+        assert_eq!(words(&seg, "BP神经网络"), ["BP", "神经网络"]);
+        assert_eq!(
+            words(&seg, "基于MATLAB的SAR图像, 3.5 km"),
+            ["基于", "MATLAB", "的", "SAR", "图像", "3.5", "km"]
+        );
+        assert_eq!(
+            words(&seg, "Plain English text."),
+            ["Plain", "English", "text"]
+        );
+        assert!(words(&seg, "").is_empty());
+    }
+
+    #[test]
+    fn traditional_characters_are_segmented_too() {
+        let seg = HanSegmenter::new(None);
+        let w = words(&seg, "資料庫管理系統");
+        assert!(w.len() < 7, "not cut into characters: {w:?}");
+        assert_eq!(w.concat(), "資料庫管理系統");
+    }
+
+    #[test]
+    fn the_user_dictionary_keeps_domain_words_whole() {
+        let plain = HanSegmenter::new(None);
+        assert_ne!(words(&plain, "扩散模型生成图像")[0], "扩散模型");
+        let dict = UserDictionary::parse("扩散模型 100\n", "dict.txt").unwrap();
+        let seg = HanSegmenter::new(Some(&dict));
+        assert_eq!(words(&seg, "扩散模型生成图像")[0], "扩散模型");
+    }
+
+    #[test]
+    fn runs_split_on_the_script() {
+        let r: Vec<(&str, bool)> = runs("ab中文 cd字").collect();
+        assert_eq!(
+            r,
+            [("ab", false), ("中文", true), (" cd", false), ("字", true)]
+        );
+        assert!(is_dictionary_word("股") && is_dictionary_word("赛"));
+        assert!(!is_dictionary_word("络") && !is_dictionary_word("拟"));
+        assert!(is_dictionary_word("神经网络") && !is_dictionary_word("经网"));
+    }
+}
