@@ -66,7 +66,7 @@ pub fn may_hold_links(text: &str) -> bool {
 
 /// Appends `text` to `out` without its links and identifiers (each replaced by one space, so
 /// the words on either side stay apart), and counts what was removed. Returns whether anything
-/// was.
+/// was; only then does `out` hold the text (a text without links is not copied).
 ///
 /// Only words holding a candidate byte are tried: `@`, `/`, or a `.` or `:` with a letter or
 /// digit on each side (a sentence's full stop is not one), so ordinary words cost one scan.
@@ -89,7 +89,9 @@ pub fn strip_links(text: &str, out: &mut String, counts: &mut LinkCounts) -> boo
             None => at = start + word_len(&b[start..]).max(1),
         }
     }
-    out.push_str(&text[copied..]);
+    if removed {
+        out.push_str(&text[copied..]);
+    }
     removed
 }
 
@@ -322,7 +324,9 @@ mod tests {
     fn strip(s: &str) -> (String, LinkCounts) {
         let mut out = String::new();
         let mut c = LinkCounts::default();
-        strip_links(s, &mut out, &mut c);
+        if !strip_links(s, &mut out, &mut c) {
+            out = s.to_string();
+        }
         (out, c)
     }
 

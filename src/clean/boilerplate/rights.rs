@@ -41,12 +41,12 @@ pub const RIGHTS_ANYWHERE: &[&str] = &[
     "版权所有",
 ];
 
-/// Raw-text words of which every rights statement, quoted header and signature holds one: each
-/// phrase of [`RIGHTS_STARTS`] and [`RIGHTS_ANYWHERE`] has one of these among its words (`©` may
-/// be written `(c)`), a quoted header ends in `writes:` or `wrote:`, a signature starts at a
-/// line that starts with `--`. Matched in lower, Capitalised and UPPER case (the forms
-/// publishers write). A text holding none can lose nothing but repeated segments, so it is not
-/// scanned when there are none.
+/// Raw-text words of which every rights statement, quoted header and signature holds one, or
+/// one of the [marks](has_mark): each phrase of [`RIGHTS_STARTS`] and [`RIGHTS_ANYWHERE`] has
+/// one of these among its words (`©` may be written `(c)`), a quoted header ends in `writes:` or
+/// `wrote:`, a signature starts at a line that starts with `--`. Matched in lower, Capitalised
+/// and UPPER case (the forms publishers write). A text holding none can lose nothing but
+/// repeated segments, so it is not scanned when there are none.
 const FURNITURE_WORDS: &[&str] = &[
     "copyright",
     "reserved",
@@ -62,22 +62,69 @@ const FURNITURE_WORDS: &[&str] = &[
     "writes:",
     "wrote:",
 ];
-/// Furniture marks without case.
-const FURNITURE_MARKS: &[&str] = &["©", "(c)", "(C)", "版权", "\n--"];
 
 /// Whether `text` may hold a rights statement, a quoted header or a signature (see
-/// [`FURNITURE_WORDS`]): one automaton pass, far cheaper than the segment scan.
+/// [`FURNITURE_WORDS`]): a SIMD search (Teddy, for these few patterns of four bytes or more)
+/// and a byte search for the marks, together a tenth of the segment scan's cost.
 pub fn may_hold_furniture(text: &str) -> bool {
-    static WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
-        let mut patterns: Vec<String> = FURNITURE_MARKS.iter().map(|m| m.to_string()).collect();
+    static WORDS: std::sync::LazyLock<Words> = std::sync::LazyLock::new(Words::new);
+    has_mark(text.as_bytes()) || WORDS.find(text)
+}
+
+/// The furniture words' search: the packed SIMD searcher where the CPU has it, else an
+/// automaton (the same answers).
+enum Words {
+    Packed(aho_corasick::packed::Searcher),
+    Automaton(aho_corasick::AhoCorasick),
+}
+
+impl Words {
+    fn new() -> Words {
+        let mut patterns = Vec::new();
         for w in FURNITURE_WORDS {
             let mut cap = w.to_string();
             cap[..1].make_ascii_uppercase();
             patterns.extend([w.to_string(), cap, w.to_ascii_uppercase()]);
         }
-        aho_corasick::AhoCorasick::new(patterns).expect("fixed patterns build")
-    });
-    text.starts_with("--") || WORDS.is_match(text)
+        match aho_corasick::packed::Searcher::new(patterns.iter()) {
+            Some(s) => Words::Packed(s),
+            None => Words::Automaton(
+                aho_corasick::AhoCorasick::new(&patterns).expect("fixed patterns build"),
+            ),
+        }
+    }
+
+    fn find(&self, text: &str) -> bool {
+        match self {
+            Words::Packed(s) => s.find(text).is_some(),
+            Words::Automaton(a) => a.is_match(text),
+        }
+    }
+}
+
+/// The marks: `©`, `(c)` or `(C)`, `版权`, and `--` at a line start.
+fn has_mark(b: &[u8]) -> bool {
+    static BANQUAN: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("版权"));
+    if b.starts_with(b"--") {
+        return true;
+    }
+    let mut from = 0;
+    while let Some(at) = memchr::memchr3(b'(', b'\n', 0xA9, &b[from..]) {
+        let i = from + at;
+        let hit = match b[i] {
+            b'(' => b
+                .get(i + 1..i + 3)
+                .is_some_and(|s| s.eq_ignore_ascii_case(b"c)")),
+            b'\n' => b[i + 1..].starts_with(b"--"),
+            _ => i > 0 && b[i - 1] == 0xC2,
+        };
+        if hit {
+            return true;
+        }
+        from = i + 1;
+    }
+    BANQUAN.find(b).is_some()
 }
 
 /// Most lines after a `--` delimiter that still make a signature (RFC 3676 asks for four).
