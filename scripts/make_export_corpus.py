@@ -34,9 +34,10 @@ def main():
     for r in csv.DictReader(open(src, encoding="utf-8-sig")):
         text = r["abstract"]
         if random.random() < 0.5:
+            extra = random.choice(EXTRAS)
             u = random.choice(["alice", "bob", "lab", "team"]) + str(random.randint(1, 999))
-            text += " " + random.choice(EXTRAS).format(u=u, r=random.choice(["kern", "graph", "nets", "mit"]),
-                                                       n=random.randint(1000, 9999))
+            text += " " + extra.format(u=u, r=random.choice(["kern", "graph", "nets", "mit"]),
+                                       n=random.randint(1000, 9999))
         if random.random() < 0.6:
             text += " " + random.choice(PUBS).format(y=r["year"], v=random.randint(1, 200))
         w.writerow([r["id"], r["year"], r["title"], text])
