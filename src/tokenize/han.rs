@@ -55,14 +55,49 @@ impl HanSegmenter {
         }
         for (run, han) in runs(text) {
             if han {
-                for t in self.jieba.cut(run, true) {
-                    f(t.word);
-                }
+                self.cut(run, f);
             } else {
                 WordSegmenter.words(run).for_each(&mut *f);
             }
         }
     }
+}
+
+impl HanSegmenter {
+    /// Cuts one Han run into words. jieba's dictionary is of simplified characters, so a run
+    /// in traditional characters is cut as its simplified form (fast2s, character for
+    /// character) and its words are handed over as the run's own slices: "卷積神經網絡" is cut
+    /// as "卷积神经网络" would be, and shows as written.
+    fn cut<'a>(&self, run: &'a str, f: &mut impl FnMut(&'a str)) {
+        let simple = fast2s::convert(run);
+        if simple == run || simple.chars().count() != run.chars().count() {
+            for t in self.jieba.cut(run, true) {
+                f(t.word);
+            }
+            return;
+        }
+        let starts: Vec<usize> = run
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([run.len()])
+            .collect();
+        let mut at = 0;
+        for t in self.jieba.cut(&simple, true) {
+            let n = t.word.chars().count();
+            f(&run[starts[at]..starts[at + n]]);
+            at += n;
+        }
+    }
+}
+
+/// The simplified form of a word in traditional characters (`None` when it has none, as for
+/// every word outside Chinese), for the stop-word lists, which are simplified.
+pub fn simplified(word: &str) -> Option<String> {
+    if word.is_ascii() || !has_han(word) {
+        return None;
+    }
+    let s = fast2s::convert(word);
+    (s != word).then_some(s)
 }
 
 /// The runs of `text`: maximal slices of Han characters (`true`) or of anything else.
@@ -157,6 +192,29 @@ mod tests {
         let w = words(&seg, "資料庫管理系統");
         assert!(w.len() < 7, "not cut into characters: {w:?}");
         assert_eq!(w.concat(), "資料庫管理系統");
+    }
+
+    #[test]
+    fn traditional_text_is_cut_as_its_simplified_form_and_shown_as_written() {
+        let seg = HanSegmenter::new(None);
+        let simple = words(&seg, "我们提出一种基于卷积神经网络的图像分类方法");
+        let traditional = words(&seg, "我們提出一種基於卷積神經網絡的圖像分類方法");
+        assert_eq!(
+            traditional.len(),
+            simple.len(),
+            "{traditional:?} / {simple:?}"
+        );
+        assert!(
+            traditional.contains(&"卷積神經網絡".to_string())
+                || traditional.contains(&"神經網絡".to_string()),
+            "{traditional:?}"
+        );
+        for (t, s) in traditional.iter().zip(&simple) {
+            assert_eq!(fast2s::convert(t), *s);
+        }
+        assert_eq!(simplified("基於").as_deref(), Some("基于"));
+        assert_eq!(simplified("基于"), None);
+        assert_eq!(simplified("graph"), None);
     }
 
     #[test]

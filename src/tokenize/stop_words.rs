@@ -482,12 +482,17 @@ impl StopWordFilter {
 
 impl TokenFilter for StopWordFilter {
     fn apply(&self, tokens: &mut Vec<Token>) {
+        // A word in traditional characters is looked up in its simplified form too.
+        let stop = |w: &str| {
+            self.words.contains(w)
+                || super::han::simplified(w).is_some_and(|s| self.words.contains(s.as_str()))
+        };
         if self.mark_only {
             for t in tokens.iter_mut() {
-                t.stop |= self.words.contains(t.surface.as_str());
+                t.stop |= stop(t.surface.as_str());
             }
         } else {
-            tokens.retain(|t| !self.words.contains(t.surface.as_str()));
+            tokens.retain(|t| !stop(t.surface.as_str()));
         }
     }
 }
