@@ -182,17 +182,14 @@ fn to_folder(
     }
     let p = &batch.placed;
     let warnings = prepare::skipped_summary(&p.corpus.skipped);
-    run_info::write_assign(
-        &dir,
-        &opts.model,
-        &placer.model.cleaner().report(Some(p.cleaned)),
-        &opts.from_model,
-        &p.corpus,
-        p.clustering.sizes(),
-        started,
-        progress,
-        &warnings,
-    )?;
+    let batch = run_info::Batch {
+        model: &opts.model,
+        clean: &placer.model.cleaner().report(Some(p.cleaned)),
+        from_model: &opts.from_model,
+        corpus: &p.corpus,
+        sizes: p.clustering.sizes(),
+    };
+    run_info::write_assign(&dir, batch, started, progress, &warnings)?;
     let final_dir = staging.commit()?;
     let (n, k) = (p.corpus.len(), p.clustering.k());
     progress.info(&format!(

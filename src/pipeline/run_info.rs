@@ -158,25 +158,34 @@ pub fn write_run(
     tables::write_json(&dir.join("run.json"), &RunJson { header, body })
 }
 
+/// What an assignment's `run.json` says of its batch.
+#[derive(Debug, Clone, Copy)]
+pub struct Batch<'a> {
+    /// The model's path, as given.
+    pub model: &'a Path,
+    /// The model's clean stage and what it removed.
+    pub clean: &'a CleanReport,
+    /// The settings taken from the model's pipeline.
+    pub from_model: &'a [String],
+    pub corpus: &'a Corpus,
+    pub sizes: &'a [usize],
+}
+
 /// Writes an assignment's `run.json` into `dir`.
 pub fn write_assign(
     dir: &Path,
-    model: &Path,
-    clean: &CleanReport,
-    from_model: &[String],
-    corpus: &Corpus,
-    sizes: &[usize],
+    batch: Batch<'_>,
     started: chrono::DateTime<chrono::Utc>,
     progress: &Progress,
     warnings: &[String],
 ) -> Result<(), ExportError> {
     let body = Assigned {
-        model: model.display().to_string(),
-        documents: corpus.len(),
-        sizes,
-        clean,
-        from_model,
+        model: batch.model.display().to_string(),
+        documents: batch.corpus.len(),
+        sizes: batch.sizes,
+        clean: batch.clean,
+        from_model: batch.from_model,
     };
-    let header = Header::new("assign", corpus, started, progress, warnings);
+    let header = Header::new("assign", batch.corpus, started, progress, warnings);
     tables::write_json(&dir.join("run.json"), &RunJson { header, body })
 }
