@@ -30,6 +30,22 @@ fn fit(dir: &Path, pipeline: &Path) -> PathBuf {
     out
 }
 
+/// `topicmap assign` of `dir/input` with the model in `out`, into `dir/again`.
+fn assign_again(dir: &Path, out: &Path, input: &str) -> PathBuf {
+    let again = dir.join("again");
+    let input = dir.join(input);
+    let o = run(&[
+        "assign",
+        "--model",
+        out.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    again
+}
+
 fn labels(out: &Path) -> Vec<String> {
     let (h, rows) = read_csv(&out.join("topics.csv"));
     column(&h, &rows, "label")
@@ -89,17 +105,7 @@ fn issue_20_chinese_labels_read_right_and_assign_reproduces_the_fit() {
     assert_eq!(dict["file"], "user_dictionary.txt");
     assert_eq!(dict["sha256"].as_str().unwrap().len(), 64);
 
-    let again = tmp.path().join("again");
-    let input = tmp.path().join("papers_zh.txt");
-    let o = run(&[
-        "assign",
-        "--model",
-        out.to_str().unwrap(),
-        input.to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let again = assign_again(tmp.path(), &out, "papers_zh.txt");
     let (h1, r1) = read_csv(&out.join("documents.csv"));
     let (h2, r2) = read_csv(&again.join("documents.csv"));
     assert_eq!(r1.len(), 24);
@@ -275,17 +281,7 @@ fn issue_20_a_mixed_corpus_is_tokenized_document_by_document() {
     }
     assert!(terms.contains("parlament"), "{terms}");
     // `assign` detects each document's language as the fit did.
-    let again = tmp.path().join("again");
-    let input = tmp.path().join("mixed.txt");
-    let o = run(&[
-        "assign",
-        "--model",
-        out.to_str().unwrap(),
-        input.to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let again = assign_again(tmp.path(), &out, "mixed.txt");
     let (h1, r1) = read_csv(&out.join("documents.csv"));
     let (h2, r2) = read_csv(&again.join("documents.csv"));
     assert_eq!(column(&h1, &r1, "topic_id"), column(&h2, &r2, "topic_id"));

@@ -81,11 +81,6 @@ impl CleanValidParams {
             markup: Cleaner::new(),
         }
     }
-
-    /// The `keep` entries, as the pipeline writes them.
-    pub fn keep_entries(&self) -> &[String] {
-        self.boilerplate.keep_entries()
-    }
 }
 
 /// The fitted clean stage (saved in `model.json` as `clean`).
@@ -146,15 +141,6 @@ pub struct CleanReport {
 pub struct ShownSegment {
     pub text: String,
     pub documents: usize,
-}
-
-impl CleanReport {
-    /// Whether anything was found or removed (the report shows its section only then).
-    pub fn found_anything(&self) -> bool {
-        self.repeated_found > 0
-            || !self.unmatched_keep.is_empty()
-            || self.removed.is_some_and(|r| r.documents_changed > 0)
-    }
 }
 
 /// Per-thread buffers for [`TextCleaner::clean`].

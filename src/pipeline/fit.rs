@@ -54,7 +54,7 @@ pub fn fit(
     let Prepared {
         corpus,
         tokens,
-        cleaner,
+        fitted,
         cleaned,
         ..
     } = prepared;
@@ -65,7 +65,8 @@ pub fn fit(
         scope: Scope::Documents,
         corpus,
         vocabulary,
-        cleaner,
+        // A fit prepares with `Cleaning::Fit`; without rules it cleans markup only.
+        cleaner: fitted.unwrap_or_else(crate::clean::TextCleaner::markup_only),
         cleaned: Some(cleaned),
         tfidf,
         reducer,

@@ -11,6 +11,7 @@ use crate::ingest::{self, Corpus, InputSpec, OnBadDocument, PeriodUnit, Skipped}
 use crate::progress::{thousands, Progress};
 use crate::tokenize::{languages, Analyzer, TokenizedCorpus, TokenizerValidParams};
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// Why documents were left out: names the stage that found them unusable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,8 +53,9 @@ pub enum Cleaning<'a> {
 pub struct Prepared {
     pub corpus: Corpus,
     pub tokens: TokenizedCorpus,
-    /// The clean stage's rules (fitted here, or the ones applied), saved with the model.
-    pub cleaner: TextCleaner,
+    /// The clean stage's rules when fitted here (`Cleaning::Fit`), for the model; `None` when
+    /// a model's were applied.
+    pub fitted: Option<TextCleaner>,
     /// What the rules removed from these documents.
     pub cleaned: CleanTally,
     /// The tokenizer they were tokenized with: `language = "auto"` resolved (see
@@ -88,13 +90,13 @@ pub fn prepare_corpus(
         "clean",
         |_| {
             let cleaner = match cleaning {
-                Cleaning::Fit(params) => fit_cleaner(params, &corpus),
-                Cleaning::Apply(c) => c.clone(),
+                Cleaning::Fit(params) => Cow::Owned(fit_cleaner(params, &corpus)),
+                Cleaning::Apply(c) => Cow::Borrowed(c),
             };
             let changed = clean_corpus(&mut corpus, &cleaner);
             Ok::<_, PipelineError>((cleaner, changed))
         },
-        |(c, ch): &(TextCleaner, Changed)| {
+        |(c, ch): &(Cow<'_, TextCleaner>, Changed)| {
             format!(
                 "{} docs changed, {} repeated segments",
                 thousands(ch.tally.documents_changed as usize),
@@ -122,7 +124,16 @@ pub fn prepare_corpus(
         |t: &TokenizedCorpus| format!("{} terms", thousands(t.terms.len())),
     )?;
     finish(
-        corpus, tokens, tokenizer, on_bad, cleaner, changed, progress,
+        corpus,
+        tokens,
+        tokenizer,
+        on_bad,
+        match cleaner {
+            Cow::Owned(fitted) => Some(fitted),
+            Cow::Borrowed(_) => None,
+        },
+        changed,
+        progress,
     )
 }
 
@@ -168,7 +179,7 @@ pub fn prepare_chunk(
         tokens,
         tokenizer.clone(),
         on_bad,
-        cleaner.clone(),
+        None,
         changed,
         &Progress::new(true),
     )
@@ -181,7 +192,7 @@ fn finish(
     tokens: TokenizedCorpus,
     tokenizer: TokenizerValidParams,
     on_bad: OnBadDocument,
-    cleaner: TextCleaner,
+    fitted: Option<TextCleaner>,
     changed: Changed,
     progress: &Progress,
 ) -> Result<Prepared, PipelineError> {
@@ -189,26 +200,24 @@ fn finish(
         corpus,
         tokens,
         tokenizer,
-        cleaner,
+        fitted,
         cleaned: changed.tally,
         on_bad,
     };
     let empty = prepared.tokens.empty_docs();
-    let (emptied, no_words): (Vec<usize>, Vec<usize>) = empty.iter().partition(|&&i| {
-        changed
-            .originals
-            .binary_search_by_key(&i, |(row, _)| *row)
-            .is_ok()
-    });
-    let keep = prepared.drop_rows(&emptied, LeftOut::OnlyBoilerplate, progress)?;
+    let emptied: Vec<usize> = empty
+        .into_iter()
+        .filter(|&i| {
+            changed
+                .originals
+                .binary_search_by_key(&i, |(row, _)| *row)
+                .is_ok()
+        })
+        .collect();
+    prepared.drop_rows(&emptied, LeftOut::OnlyBoilerplate, progress)?;
     prepared.cleaned.documents_left_out = emptied.len() as u64;
-    let mut new_row = Vec::with_capacity(keep.len());
-    let mut kept = 0;
-    for k in &keep {
-        new_row.push(kept);
-        kept += usize::from(*k);
-    }
-    let no_words: Vec<usize> = no_words.iter().map(|&i| new_row[i]).collect();
+    // The rest are empty for want of words, at their rows after the drop.
+    let no_words = prepared.tokens.empty_docs();
     prepared.drop_rows(&no_words, LeftOut::NoWords, progress)?;
     Ok(prepared)
 }
@@ -339,19 +348,13 @@ fn clean_corpus(corpus: &mut Corpus, cleaner: &TextCleaner) -> Changed {
             || (CleanBuffers::default(), String::new(), Changed::default()),
             |(mut bufs, mut out, mut acc), (row, d)| {
                 let verdict = cleaner.clean(&d.text, &mut out, &mut bufs, &mut acc.tally);
-                // `clone_from` reuses the text's own allocation when it fits, nearly always:
-                // cleaning mostly removes. A new string per document would leave the old ones
-                // as holes between live data, memory the process could not hand back.
                 d.text.clone_from(&out);
                 let shown = match &verdict {
                     Cleaned::Same => &d.text,
                     Cleaned::Changed(original) => original,
                 };
                 match &mut d.title {
-                    Some(t) => {
-                        cleaner.markup().clean_into(t, &mut out);
-                        t.clone_from(&out);
-                    }
+                    Some(t) => clean_in_place(cleaner.markup(), t, &mut out),
                     None => d.title = Some(crate::ingest::snippet(shown, 80)),
                 }
                 if let Cleaned::Changed(original) = verdict {
@@ -368,6 +371,15 @@ fn clean_corpus(corpus: &mut Corpus, cleaner: &TextCleaner) -> Changed {
         });
     changed.originals.sort_unstable_by_key(|(row, _)| *row);
     changed
+}
+
+/// Cleans `text` (a title) through the reusable `buf` and copies the result back into
+/// `text`'s own allocation (`clone_from` reuses it when it fits, nearly always: cleaning mostly
+/// removes). A new string per document would leave the old ones as holes between live data,
+/// memory the process could not hand back. The features text is copied back the same way.
+fn clean_in_place(cleaner: &crate::clean::Cleaner, text: &mut String, buf: &mut String) {
+    cleaner.clean_into(text, buf);
+    text.clone_from(buf);
 }
 
 /// Puts each changed document's original text back (for its snippet and exports).

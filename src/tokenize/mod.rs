@@ -514,14 +514,18 @@ mod tests {
             .unwrap()
     }
 
+    /// Each token's (text, surface, stop).
+    fn chain(toks: &[Token]) -> Vec<(&str, &str, bool)> {
+        toks.iter()
+            .map(|t| (t.text.as_str(), t.surface.as_str(), t.stop))
+            .collect()
+    }
+
     #[test]
     fn chain_on_mixed_text() {
         let a = Analyzer::new(&settings());
         let toks = a.analyze("The Clustering of 2018 naïve LLMs — über-models, 中文 foo!");
-        let kept: Vec<(&str, &str, bool)> = toks
-            .iter()
-            .map(|t| (t.text.as_str(), t.surface.as_str(), t.stop))
-            .collect();
+        let kept = chain(&toks);
         assert_eq!(
             kept,
             [
@@ -545,10 +549,7 @@ mod tests {
         let p = TokenizerParams::new().language("chinese").check().unwrap();
         let a = Analyzer::new(&p);
         let toks = a.analyze("基于BP神经网络的图像识别方法, Networks");
-        let kept: Vec<(&str, &str, bool)> = toks
-            .iter()
-            .map(|t| (t.text.as_str(), t.surface.as_str(), t.stop))
-            .collect();
+        let kept = chain(&toks);
         assert_eq!(
             kept,
             [

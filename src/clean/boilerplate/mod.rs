@@ -236,11 +236,6 @@ impl BoilerplateValidParams {
         }
         .indexed()
     }
-
-    /// The `keep` entries, as written.
-    pub fn keep_entries(&self) -> &[String] {
-        &self.0.keep
-    }
 }
 
 /// `take` indices spread evenly over `0..n` (all of them when `n <= take`), so a time-sorted
