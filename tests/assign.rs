@@ -199,3 +199,71 @@ fn assign_reads_a_batch_with_the_columns_of_the_fit() {
     assert!(err.contains("year") && err.contains("batch.csv"), "{err}");
     assert!(!out.exists(), "nothing written");
 }
+
+/// Assigned documents land on the fitted map, in their topic's region: placed again, a
+/// document is nearer its own topic's centre on the map (the mean of the fit's places) than
+/// any other topic's.
+#[test]
+fn assigned_documents_land_in_their_topics_region_of_the_map() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = synthetic(tmp.path(), 300, 1);
+    let body = format!(
+        "name = \"m\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\n[clean]\nboilerplate = false\n[cluster]\nk = 3\n",
+        files[0].display().to_string()
+    );
+    let p = pipeline(tmp.path(), "m.toml", &body);
+    let fit = tmp.path().join("fit");
+    let o = run(&["run", p.to_str().unwrap(), "--out", fit.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let again = tmp.path().join("again");
+    let o = run(&[
+        "assign",
+        "--model",
+        fit.to_str().unwrap(),
+        files[0].to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let places = |dir: &std::path::Path| -> Vec<(String, f64, f64)> {
+        let (h, rows) = read_csv(&dir.join("documents.csv"));
+        let (t, x, y) = (
+            column(&h, &rows, "topic_id"),
+            column(&h, &rows, "map_x"),
+            column(&h, &rows, "map_y"),
+        );
+        (0..rows.len())
+            .map(|i| {
+                (
+                    t[i].to_string(),
+                    x[i].parse().unwrap(),
+                    y[i].parse().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (fitted, placed) = (places(&fit), places(&again));
+    assert_eq!(fitted.len(), placed.len());
+    let mut centres: std::collections::BTreeMap<String, (f64, f64, f64)> = Default::default();
+    for (t, x, y) in &fitted {
+        let c = centres.entry(t.clone()).or_default();
+        *c = (c.0 + x, c.1 + y, c.2 + 1.0);
+    }
+    let nearest = |x: f64, y: f64| {
+        centres
+            .iter()
+            .map(|(t, c)| (t.clone(), (c.0 / c.2 - x).powi(2) + (c.1 / c.2 - y).powi(2)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap()
+            .0
+    };
+    let home = placed
+        .iter()
+        .filter(|(t, x, y)| nearest(*x, *y) == *t)
+        .count();
+    assert!(
+        home * 10 >= placed.len() * 9,
+        "{home} of {} placed in their topic's region",
+        placed.len()
+    );
+}

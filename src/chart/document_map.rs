@@ -12,10 +12,17 @@
 //! * Labels must not overlap: they are placed in the given topic order, each
 //!   at the first free spot on rings of candidate offsets around its centre
 //!   (deterministic), with a leader line when moved.
-//! * Axes are omitted: the projection's coordinates have no units.
+//! * Outliers (documents far from their topic's centre) are drawn first, in light grey, so
+//!   each topic's region reads in its colour.
+//! * The footnote says how the map was laid out (the layout's note).
+//! * Axes are omitted: the map's coordinates have no units.
 
 use super::canvas::{Align, Canvas, Rect, LABEL_SIZE};
 use super::palette::{topic_color, INK};
+use plotters::style::RGBColor;
+
+/// The colour of outliers: a light grey that recedes behind the topics.
+const MUTED: RGBColor = RGBColor(190, 190, 190);
 use super::text::{group_thousands, topic_label};
 use super::{render, skipped, Chart, ChartError, ChartOutcome, ChartStyle};
 use plotters::prelude::DrawingBackend;
@@ -31,6 +38,8 @@ pub struct MapPoint {
     pub y: f32,
     /// Topic id (colour); `usize::MAX` draws grey.
     pub topic_id: usize,
+    /// An outlier of its topic: drawn first, in grey, under the topics' colours.
+    pub muted: bool,
 }
 
 /// A topic's label position (usually its centroid in the same 2-D space).
@@ -42,13 +51,14 @@ pub struct MapTopic {
     pub y: f32,
 }
 
-/// Draws `document_map.png` / `.svg` into `dir`. Skipped when there are no
-/// documents with finite coordinates.
+/// Draws `document_map.png` / `.svg` into `dir`, with `how` (the layout's note) under it.
+/// Skipped when there are no documents with finite coordinates.
 pub fn document_map(
     dir: &Path,
     style: &ChartStyle,
     points: &[MapPoint],
     topics: &[MapTopic],
+    how: &str,
 ) -> Result<ChartOutcome, ChartError> {
     let finite = points
         .iter()
@@ -77,6 +87,7 @@ pub fn document_map(
             points,
             topics,
             bounds: (xs, ys),
+            how: how.to_string(),
         },
     )
 }
@@ -117,6 +128,7 @@ struct MapChart<'p> {
     points: &'p [MapPoint],
     topics: Vec<MapTopic>,
     bounds: ((f32, f32), (f32, f32)),
+    how: String,
 }
 
 /// Candidate offsets (in units of `step`) for label nudging: the centre, then
@@ -176,7 +188,7 @@ impl Chart for MapChart<'_> {
     fn draw<DB: DrawingBackend>(&self, c: &mut Canvas<'_, DB>) -> Result<(), ChartError> {
         let top = c.heading(
             &self.title,
-            "Documents by topic (2-D projection; axes have no units)",
+            "Documents by topic: near each other on the map, alike in words",
         )?;
         let bottom = c.footnote(&self.notes())?;
         let m = c.margin();
@@ -242,6 +254,18 @@ impl MapChart<'_> {
         let n = self.points.len();
         let outside = self.points.iter().filter(|p| !self.in_view(p)).count();
         let mut notes = Vec::new();
+        if !self.how.is_empty() {
+            notes.push(self.how.clone());
+        }
+        let muted = self.points.iter().filter(|p| p.muted).count();
+        if muted > 0 {
+            notes.push(format!(
+                "{} outlier(s), far from their topic's centre, in grey. Axes have no units.",
+                group_thousands(muted)
+            ));
+        } else {
+            notes.push("Axes have no units.".into());
+        }
         if n > MAX_MAP_POINTS {
             notes.push(format!(
                 "Showing an evenly spaced sample of {} of {} documents.",
@@ -274,11 +298,22 @@ impl MapChart<'_> {
         } else {
             (c.px(3.0), 0.35)
         };
-        for i in subsample(n, MAX_MAP_POINTS) {
-            if let Some(p) = self.points.get(i) {
-                if self.in_view(p) {
-                    c.dot(view.x(p.x), view.y(p.y), r, topic_color(p.topic_id), alpha)?;
-                }
+        // Outliers first, muted, so the topics' colours lie on top.
+        for muted in [true, false] {
+            for i in subsample(n, MAX_MAP_POINTS) {
+                let Some(p) = self
+                    .points
+                    .get(i)
+                    .filter(|p| p.muted == muted && self.in_view(p))
+                else {
+                    continue;
+                };
+                let (color, a) = if muted {
+                    (MUTED, alpha * 0.6)
+                } else {
+                    (topic_color(p.topic_id), alpha)
+                };
+                c.dot(view.x(p.x), view.y(p.y), r, color, a)?;
             }
         }
         Ok(())

@@ -306,6 +306,7 @@ fn map_data(n: usize) -> (Vec<MapPoint>, Vec<MapTopic>) {
                 x: cx + rng.sample() * sd,
                 y: cy + rng.sample() * sd,
                 topic_id: t,
+                muted: i % 50 == 0,
             }
         })
         .collect();
@@ -367,7 +368,7 @@ fn render_all(dir: &Path, style: &ChartStyle) -> Vec<ChartOutcome> {
             "change in share (percentage points)",
         )
         .unwrap(),
-        document_map(dir, style, &pts, &tops).unwrap(),
+        document_map(dir, style, &pts, &tops, "UMAP of all 10 documents.").unwrap(),
         similarity_heatmap(
             dir,
             style,
@@ -448,7 +449,7 @@ fn same_input_gives_identical_files() {
     let b = tempfile::tempdir().unwrap();
     let (pts, tops) = map_data(3000);
     for d in [a.path(), b.path()] {
-        document_map(d, &style(), &pts, &tops).unwrap();
+        document_map(d, &style(), &pts, &tops, "").unwrap();
         topic_sizes(d, &style(), &bars()).unwrap();
     }
     for f in [
@@ -502,13 +503,14 @@ fn skip_rules() {
         change: f64::NAN,
     }];
     assert_skipped(movers(d, &st, &nan_mover, "change").unwrap());
-    assert_skipped(document_map(d, &st, &[], &[]).unwrap());
+    assert_skipped(document_map(d, &st, &[], &[], "").unwrap());
     let nan_pt = [MapPoint {
         x: f32::NAN,
         y: 0.0,
         topic_id: 0,
+        muted: false,
     }];
-    assert_skipped(document_map(d, &st, &nan_pt, &[]).unwrap());
+    assert_skipped(document_map(d, &st, &nan_pt, &[], "").unwrap());
     assert_skipped(similarity_heatmap(d, &st, &["a".to_string()], &[0], &[vec![1.0]]).unwrap());
     assert_skipped(similarity_heatmap(d, &st, &[], &[], &[]).unwrap());
     // Nothing was written by any skipped chart.
@@ -896,7 +898,7 @@ fn many_topics_stay_within_canvas() {
 fn large_maps_are_subsampled_and_say_so() {
     let dir = tempfile::tempdir().unwrap();
     let (pts, tops) = map_data(120_000);
-    let (_, svg, _) = written(document_map(dir.path(), &style(), &pts, &tops).unwrap());
+    let (_, svg, _) = written(document_map(dir.path(), &style(), &pts, &tops, "").unwrap());
     let text = fs::read_to_string(svg).unwrap();
     // At most the cap (plus one marker per moved label); the few documents
     // outside the central-99% view are not drawn.

@@ -25,6 +25,7 @@ pub struct Options {
     pub reduce: Option<ReduceOptions>,
     pub cluster: Option<ClusterOptions>,
     pub describe: Option<DescribeOptions>,
+    pub map: Option<MapOptions>,
     pub trends: Option<TrendsOptions>,
     pub charts: Option<ChartsOptions>,
     pub output: Option<OutputOptions>,
@@ -70,6 +71,18 @@ pub struct CleanOptions {
     pub keep: Option<Vec<String>>,
     /// URLs, e-mail addresses, DOIs and arXiv identifiers (default true).
     pub links: Option<bool>,
+}
+
+/// `[map]`: how the document map is laid out.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct MapOptions {
+    /// `"umap"` (default) or `"linear"`.
+    pub method: Option<String>,
+    /// Neighbours per document in the map's graph (default 15).
+    pub neighbours: Option<usize>,
+    /// Most documents embedded; the rest are placed among them (default 10,000).
+    pub sample: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

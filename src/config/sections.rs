@@ -5,7 +5,8 @@
 
 use super::options::{
     ChartsOptions, CleanOptions, ClusterOptions, DescribeOptions, InputOptions, KOption,
-    OutputOptions, ReduceOptions, StopWordsOption, TfIdfOptions, TokenizeOptions, TrendsOptions,
+    MapOptions, OutputOptions, ReduceOptions, StopWordsOption, TfIdfOptions, TokenizeOptions,
+    TrendsOptions,
 };
 use super::settings::{
     normalize, ChartsSettings, OutputSettings, SettingsError, TopicNames, TrendsSettings,
@@ -16,6 +17,7 @@ use crate::cluster::{self, ClusterError, ClusterParams, ClusterValidParams, KCho
 use crate::describe::names;
 use crate::describe::{DescribeParams, DescribeValidParams};
 use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUnit};
+use crate::layout::{MapMethod, MapParams, MapValidParams};
 use crate::reduce::{self, ReduceError, ReduceMethod, ReduceParams, ReduceValidParams};
 use crate::tables::OutputFormat;
 use crate::tokenize::{StopWordList, TokenizerParams, TokenizerValidParams, UserDictionary};
@@ -151,6 +153,26 @@ pub(super) fn clean(c: CleanOptions) -> Result<CleanValidParams, SettingsError> 
     Ok(CleanParams::new()
         .boilerplate(boilerplate)
         .given(c.links, CleanParams::links)
+        .check()?)
+}
+
+/// `[map]`: `method` (`umap` or `linear`), `neighbours`, `sample`.
+pub(super) fn map(m: MapOptions) -> Result<MapValidParams, SettingsError> {
+    let method = choice(
+        "map.method",
+        m.method,
+        MapMethod::Umap,
+        |s: &str| match s {
+            "umap" => Some(MapMethod::Umap),
+            "linear" => Some(MapMethod::Linear),
+            _ => None,
+        },
+        "\"umap\" or \"linear\"",
+    )?;
+    Ok(MapParams::new()
+        .method(method)
+        .given(m.neighbours, MapParams::neighbours)
+        .given(m.sample, MapParams::sample)
         .check()?)
 }
 

@@ -16,6 +16,7 @@ use crate::cluster::{ClusterError, ClusterValidParams};
 use crate::describe::names::{Names, NamesError};
 use crate::describe::{DescribeParamsError, DescribeValidParams};
 use crate::ingest::{InputSpec, OnBadDocument, PeriodUnit};
+use crate::layout::{MapParamsError, MapValidParams};
 use crate::reduce::{ReduceError, ReduceValidParams};
 use crate::tables::OutputFormat;
 use crate::tokenize::{TokenizerParamsError, TokenizerValidParams, UserDictionaryError};
@@ -39,6 +40,7 @@ pub struct Settings {
     pub reduce: ReduceValidParams,
     pub cluster: ClusterValidParams,
     pub describe: DescribeValidParams,
+    pub map: MapValidParams,
     /// Curated topic names (`[describe] names`), when the pipeline names a file.
     pub names: Option<TopicNames>,
     pub trends: TrendsSettings,
@@ -135,6 +137,8 @@ pub enum SettingsError {
     Cluster(#[from] ClusterError),
     #[error(transparent)]
     Describe(#[from] DescribeParamsError),
+    #[error(transparent)]
+    Map(#[from] MapParamsError),
     #[error("cannot read the names file {path} (describe.names)")]
     NamesRead {
         path: PathBuf,
@@ -171,6 +175,7 @@ impl Settings {
         let d = o.describe.unwrap_or_default();
         let describe = sections::describe(&d)?;
         let names = sections::names(d.names, base)?;
+        let map = sections::map(o.map.unwrap_or_default())?;
         let trends = sections::trends(o.trends.unwrap_or_default())?;
         let charts = sections::charts(o.charts.unwrap_or_default(), &title)?;
         let output = sections::output(o.output.unwrap_or_default(), &name, base)?;
@@ -185,6 +190,7 @@ impl Settings {
             reduce,
             cluster,
             describe,
+            map,
             names,
             trends,
             charts,

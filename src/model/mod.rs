@@ -74,6 +74,10 @@ pub struct SavedModel {
     /// written before them lack it: then `assign` takes its flags' defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fit_input: Option<FitInput>,
+    /// The document map's landmarks, which `assign` and a stream's chunks place documents among
+    /// (models written before the map, or with a linear map, lack it: no map coordinates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map: Option<crate::layout::SavedLandmarks>,
 }
 
 /// A topic as saved.
@@ -207,6 +211,7 @@ impl SavedModel {
             next_id,
             clean: None,
             fit_input: Some(meta.input.clone()),
+            map: None,
         }
     }
 

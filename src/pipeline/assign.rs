@@ -135,7 +135,7 @@ fn read_stdin(
 /// as an Arrow IPC stream to stdout.
 fn to_stdout(batch: &Assignment) -> Result<RunOutcome, PipelineError> {
     let p = &batch.placed;
-    let mut df = frames::documents(&p.corpus, &p.clustering, &batch.summary);
+    let mut df = frames::documents(&p.corpus, &p.clustering, &batch.summary, &p.map);
     if let Some(features) = &p.features {
         df = frames::documents_with_terms(df, &p.corpus, &batch.periods, features)
             .map_err(|e| table_error("stdout", e))?;
@@ -212,7 +212,7 @@ fn write_tables(
     formats: &[OutputFormat],
 ) -> Result<(), PipelineError> {
     let p = &batch.placed;
-    let documents = frames::documents(&p.corpus, &p.clustering, &batch.summary);
+    let documents = frames::documents(&p.corpus, &p.clustering, &batch.summary, &p.map);
     let topic_trends = frames::topic_trends(&batch.summary, &batch.trends);
     let trends = frames::trends(&batch.summary, &batch.trends);
     for (name, df) in [

@@ -1,4 +1,4 @@
-//! Fit: tfidf -> reduce -> cluster -> describe -> trends -> evaluate, from prepared documents
+//! Fit: tfidf -> reduce -> cluster -> describe -> trends -> map -> evaluate, from prepared documents
 //! to an [`Analysis`].
 //!
 //! Each stage is built from its part of the settings and takes the previous stage's output.
@@ -59,7 +59,14 @@ pub fn fit(
         ..
     } = prepared;
     drop(tokens);
-    let (trends, map, similarity) = trends_and_map(&periods, &clustering, &vectors, progress)?;
+    let (trends, similarity) = trends(&periods, &clustering, progress)?;
+    let fine = shaped.fine.as_ref().map_or(&clustering, |f| &f.clustering);
+    let mut map = map(settings, fine, &vectors, progress)?;
+    if shaped.fine.is_some() {
+        // The labels go on the reported (merged) topics; the landmarks keep the fitted ones,
+        // which the model places documents into.
+        map.centres = layout::anchors(&map.documents, clustering.assignments(), clustering.k());
+    }
     let metrics = evaluate(settings, &corpus, &clustering, &vectors, progress)?;
     Ok(Analysis {
         scope: Scope::Documents,
@@ -186,26 +193,43 @@ fn keep_ids(
     }
 }
 
-/// Each topic's documents by period, the document map, and the topics' similarities.
-fn trends_and_map(
+/// Each topic's documents by period, and the topics' similarities.
+fn trends(
     periods: &[String],
     clustering: &Clustering,
-    vectors: &Array2<f32>,
     progress: &mut Progress,
-) -> Result<(Trends, layout::Map, Vec<Vec<f64>>), PipelineError> {
+) -> Result<(Trends, Vec<Vec<f64>>), PipelineError> {
     progress.stage(
         "trends",
         |_| -> Result<_, PipelineError> {
             let tr = trends::trends(periods, clustering.assignments(), clustering.k());
-            let map = layout::project(
-                vectors.view(),
-                clustering.centroids().view(),
-                clustering.sizes(),
-            );
             let sim = similarity::centroid_similarity(clustering.centroids().view());
-            Ok((tr, map, sim))
+            Ok((tr, sim))
         },
-        |(t, _, _): &(Trends, layout::Map, Vec<Vec<f64>>)| format!("{} periods", t.periods.len()),
+        |(t, _): &(Trends, Vec<Vec<f64>>)| format!("{} periods", t.periods.len()),
+    )
+}
+
+/// The document map of the reduced vectors, laid out for the fitted topics of `clustering`.
+fn map(
+    settings: &Settings,
+    clustering: &Clustering,
+    vectors: &Array2<f32>,
+    progress: &mut Progress,
+) -> Result<layout::Map, PipelineError> {
+    progress.stage(
+        "map",
+        |_| -> Result<_, PipelineError> {
+            let topics = layout::Topics {
+                assignments: clustering.assignments(),
+                centroids: clustering.centroids().view(),
+                sizes: clustering.sizes(),
+            };
+            Ok(settings
+                .map
+                .fit(vectors.view(), topics, settings.cluster.seed()))
+        },
+        |m: &layout::Map| m.note.clone(),
     )
 }
 

@@ -1,7 +1,8 @@
 //! Place: documents into a saved model's topics, without refitting.
 //!
 //! Prepared documents (ingested, cleaned and tokenized with the model's own tokenizer) go
-//! through the model's TF-IDF, reduction and centroids ([`place`]). Documents sharing no word
+//! through the model's TF-IDF, reduction and centroids ([`place`]), and onto the fitted
+//! document map among its landmarks. Documents sharing no word
 //! with the model's vocabulary are left out and listed. The same [`place`] serves `topicmap
 //! assign` on files, on an Arrow stream (an engine's partition), and each chunk of a streaming
 //! run.
@@ -26,6 +27,7 @@ pub struct Placer {
     centroids: Array2<f32>,
     term_centroids: Option<Array2<f32>>,
     floors: Vec<f64>,
+    landmarks: Option<crate::layout::Landmarks>,
 }
 
 impl Placer {
@@ -35,6 +37,7 @@ impl Placer {
             centroids: model.centroid_matrix(),
             term_centroids: model.term_centroid_matrix(),
             floors: model.outlier_floors(),
+            landmarks: model.map.as_ref().map(|m| m.load()),
             model,
         }
     }
@@ -84,6 +87,8 @@ pub struct Placed {
     pub features: Option<Vec<Vec<(u32, u32)>>>,
     /// What the clean stage removed from these documents.
     pub cleaned: crate::clean::CleanTally,
+    /// Each document's place on the fitted map (NaN when the model has no map).
+    pub map: Vec<[f32; 2]>,
 }
 
 impl Placed {
@@ -162,11 +167,19 @@ pub fn place(
         None => Clustering::assign(placer.centroids.view(), vectors.view()),
     }
     .with_outlier_floors(placer.floors.clone());
+    let map = match &placer.landmarks {
+        Some(l) => l.place(
+            crate::layout::landmarks::unit_rows(vectors.view()).view(),
+            clustering.assignments(),
+        ),
+        None => vec![[f32::NAN; 2]; vectors.nrows()],
+    };
     let features = features.then_some(counts);
     Ok(Placed {
         corpus: prepared.corpus,
         clustering,
         features,
         cleaned: prepared.cleaned,
+        map,
     })
 }

@@ -92,9 +92,18 @@ struct Fitted<'a> {
     trend_measure: &'static str,
     /// The clean stage: the boilerplate found and what was removed.
     clean: CleanReport,
+    /// How the document map was laid out.
+    map: MapInfo<'a>,
     /// How a report from sums was made (absent for a run over the documents themselves).
     #[serde(skip_serializing_if = "Option::is_none")]
     built_from: Option<&'static str>,
+}
+
+/// The document map's layout: its method and the note the chart shows.
+#[derive(Debug, Serialize)]
+struct MapInfo<'a> {
+    method: crate::layout::MapMethod,
+    note: &'a str,
 }
 
 /// The rest of an assignment's `run.json`.
@@ -153,6 +162,10 @@ pub fn write_run(
         k_selection: a.k_selection.as_ref(),
         trend_measure: trends::MEASURE,
         clean: a.cleaner.report(a.cleaned),
+        map: MapInfo {
+            method: a.map.method,
+            note: &a.map.note,
+        },
     };
     let header = Header::new(command, &a.corpus, started, progress, warnings);
     tables::write_json(&dir.join("run.json"), &RunJson { header, body })

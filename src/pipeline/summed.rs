@@ -75,6 +75,9 @@ pub fn analysis(
         map: layout::Map {
             documents: Vec::new(),
             centres: Vec::new(),
+            method: layout::MapMethod::Linear,
+            note: "A report from sums has no document map.".into(),
+            landmarks: None,
         },
         similarity,
         metrics,

@@ -189,18 +189,22 @@ fn top_terms(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChart,
     ))
 }
 
-/// Every document at its place on the map, coloured by topic, with each topic's centre.
+/// Every document at its place on the map, coloured by topic (outliers muted), each topic's
+/// label on its region.
 fn document_map(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChart, RenderError> {
     let topics = &a.summary.topics;
+    let outliers = a.clustering.outliers();
     let points: Vec<chart::MapPoint> = a
         .map
         .documents
         .iter()
         .zip(a.clustering.assignments())
-        .map(|(p, &t)| chart::MapPoint {
+        .zip(&outliers)
+        .map(|((p, &t), &muted)| chart::MapPoint {
             x: p[0],
             y: p[1],
             topic_id: topics[t].id,
+            muted,
         })
         .collect();
     let centres: Vec<chart::MapTopic> = a
@@ -217,8 +221,11 @@ fn document_map(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnCha
         .collect();
     Ok(DrawnChart::new(
         "document_map",
-        "Every document on the two main axes of the topic centroids, coloured by topic.".into(),
-        chart::document_map(dir, style, &points, &centres)?,
+        format!(
+            "Every document on the map, coloured by topic: documents that share words sit together. {}",
+            a.map.note
+        ),
+        chart::document_map(dir, style, &points, &centres, &a.map.note)?,
     ))
 }
 

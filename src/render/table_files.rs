@@ -27,7 +27,7 @@ impl ReportTables {
         ReportTables {
             documents: a
                 .per_document()
-                .then(|| frames::documents(&a.corpus, &a.clustering, &a.summary)),
+                .then(|| frames::documents(&a.corpus, &a.clustering, &a.summary, &a.map.documents)),
             topics: frames::topics(&a.corpus, &a.summary),
             terms: frames::terms(&a.summary),
             topic_trends: frames::topic_trends(&a.summary, &a.trends),
@@ -146,5 +146,10 @@ pub fn saved_model(meta: ModelMeta<'_>, a: &Analysis) -> SavedModel {
         .collect();
     let mut model = SavedModel::new(meta, &a.tfidf, &a.reducer, clustering, topics, a.next_id);
     model.clean = Some(a.cleaner.clone());
+    model.map = a
+        .map
+        .landmarks
+        .as_ref()
+        .map(|l| l.save(crate::layout::MODEL_LANDMARKS));
     model
 }

@@ -32,8 +32,14 @@ fn frame(columns: Vec<Column>) -> DataFrame {
     DataFrame::new(height, columns).expect("the columns of a table have one length")
 }
 
-/// `documents`: one row per clustered document.
-pub fn documents(corpus: &Corpus, clustering: &Clustering, summary: &TopicSummary) -> DataFrame {
+/// `documents`: one row per clustered document, with its place on the document `map` (empty
+/// cells where it has none).
+pub fn documents(
+    corpus: &Corpus,
+    clustering: &Clustering,
+    summary: &TopicSummary,
+    map: &[[f32; 2]],
+) -> DataFrame {
     let docs = &corpus.documents;
     let a = clustering.assignments();
     let sources: Vec<String> = corpus
@@ -58,6 +64,8 @@ pub fn documents(corpus: &Corpus, clustering: &Clustering, summary: &TopicSummar
         Column::new("distance".into(), clustering.distances().to_vec()),
         Column::new("confidence".into(), clustering.confidence()),
         Column::new("outlier".into(), clustering.outliers()),
+        map_column("map_x", map, 0, docs.len()),
+        map_column("map_y", map, 1, docs.len()),
     ];
     if corpus.has_time {
         cols.push(opt_text(
@@ -70,6 +78,20 @@ pub fn documents(corpus: &Corpus, clustering: &Clustering, summary: &TopicSummar
     }
     cols.push(text("batch", docs.iter().map(|d| d.batch.as_str())));
     frame(cols)
+}
+
+/// One coordinate of the map, rounded to 4 decimals (a map is read, not measured, and the
+/// CSV stays short); null where a document has no finite place.
+fn map_column(name: &str, map: &[[f32; 2]], axis: usize, n: usize) -> Column {
+    let values: Vec<Option<f32>> = (0..n)
+        .map(|i| {
+            map.get(i)
+                .map(|p| p[axis])
+                .filter(|v| v.is_finite())
+                .map(|v| (v * 1e4).round() / 1e4)
+        })
+        .collect();
+    Column::new(name.into(), values)
 }
 
 /// `topics`: one row per topic.

@@ -353,7 +353,7 @@ fn sink(
     let labels = placer.summary(&vec![0; k], &vec![0; k]);
     for placed in rx {
         placed.add_to(&mut aggregates, settings.trends.period);
-        let df = frames::documents(&placed.corpus, &placed.clustering, &labels)
+        let df = frames::documents(&placed.corpus, &placed.clustering, &labels, &placed.map)
             .drop("topic_label")
             .map_err(|e| table_error("documents", e))?;
         let path = parts_dir.join(format!("part-{:06}.arrows", parts.len()));
