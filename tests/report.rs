@@ -36,10 +36,13 @@ fn report_is_self_contained_and_escaped() {
         "src='http",
         "href=\"//",
         "<link",
-        "<script",
+        "<script src",
     ] {
         assert!(!html.contains(bad), "report.html contains {bad}");
     }
+    // The only scripts are the map's data block and its own script.
+    assert_eq!(html.matches("<script").count(), 2, "two script elements");
+    assert!(html.contains("<script type=\"application/json\" id=\"map-data\">"));
     let svgs = html.matches("<svg").count();
     assert!(svgs >= 5, "charts are inlined as SVG ({svgs})");
     let (_, topics) = read_csv(&out.join("topics.csv"));
@@ -57,27 +60,27 @@ fn report_is_self_contained_and_escaped() {
     assert_eq!(rows.len(), 3 * 4, "3 topics x 4 years (2019..2022)");
 }
 
-/// Opens the report in headless Chromium (Debian's `chromium`, installed by `.ci/run`) and checks
-/// the DOM it built and that the page logged nothing to the console.
-#[test]
-fn report_loads_in_headless_chromium_without_console_errors() {
-    let chromium = ["chromium", "chromium-browser"].into_iter().find(|c| {
+/// Debian's Chromium, or `None` (with a NOT RUN line) outside CI when it is not installed; in
+/// CI (`.ci/run` installs it) a missing browser fails the test.
+fn chromium() -> Option<&'static str> {
+    let found = ["chromium", "chromium-browser"].into_iter().find(|c| {
         Command::new(c)
             .arg("--version")
             .output()
             .is_ok_and(|o| o.status.success())
     });
-    let Some(chromium) = chromium else {
+    if found.is_none() {
         if std::env::var_os("CI").is_some() {
             panic!("chromium is not installed: .ci/run should have installed Debian's chromium");
         }
-        eprintln!("NOT RUN: report_loads_in_headless_chromium: chromium is not installed (apt-get install chromium; CI installs it)");
-        return;
-    };
-    let tmp = tempfile::tempdir().unwrap();
-    let out = hostile_report(tmp.path());
-    let profile = tmp.path().join("profile");
-    let url = format!("file://{}", out.join("report.html").display());
+        eprintln!("NOT RUN: chromium is not installed (apt-get install chromium; CI installs it)");
+    }
+    found
+}
+
+/// The DOM headless Chromium built from `url` after its scripts ran, and its log (stderr,
+/// where console messages show as `CONSOLE` lines). No network: every host resolves nowhere.
+fn dump_dom(chromium: &str, url: &str, profile: &Path) -> (String, String) {
     let o = Command::new(chromium)
         .args([
             "--headless",
@@ -90,22 +93,80 @@ fn report_loads_in_headless_chromium_without_console_errors() {
             "--host-resolver-rules=MAP * ~NOTFOUND",
             "--enable-logging=stderr",
             "--v=0",
+            "--virtual-time-budget=5000",
             &format!("--user-data-dir={}", profile.display()),
             "--dump-dom",
-            &url,
+            url,
         ])
         .output()
         .expect("chromium runs");
-    let dom = String::from_utf8_lossy(&o.stdout);
-    let log = String::from_utf8_lossy(&o.stderr);
+    let log = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "chromium failed: {log}");
+    (String::from_utf8_lossy(&o.stdout).into_owned(), log)
+}
+
+/// Opens the report in headless Chromium (Debian's `chromium`, installed by `.ci/run`) and checks
+/// the DOM it built and that the page logged nothing to the console.
+#[test]
+fn report_loads_in_headless_chromium_without_console_errors() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = hostile_report(tmp.path());
+    let url = format!("file://{}", out.join("report.html").display());
+    let (dom, log) = dump_dom(chromium, &url, &tmp.path().join("profile"));
     assert!(dom.contains("<table"), "the topic table is in the DOM");
     assert!(
-        dom.matches("<svg").count() >= 5,
+        dom.matches("<svg").count() >= 4,
         "the charts are in the DOM"
     );
     assert!(dom.contains("id=\"topic-0\""));
     assert!(!dom.contains("<script>alert(1)</script>"));
+    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+}
+
+/// The interactive document map in a real browser: the page's own self-test (run under
+/// `?map-selftest`) draws the canvas, hovers a document, searches a word of its title, clicks a
+/// topic and zooms, and writes what it saw into `#map-selftest`.
+#[test]
+fn the_document_map_draws_hovers_searches_and_zooms_in_chromium() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let files = synthetic(tmp.path(), 300, 1);
+    let body = format!(
+        "name = \"m\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\n[clean]\nboilerplate = false\n[cluster]\nk = 3\n",
+        files[0].display().to_string()
+    );
+    let p = pipeline(tmp.path(), "m.toml", &body);
+    let out = tmp.path().join("out");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("UMAP of all 300 documents"),
+        "the map is an embedding"
+    );
+    let url = format!("file://{}?map-selftest", out.join("report.html").display());
+    let (dom, log) = dump_dom(chromium, &url, &tmp.path().join("profile"));
+    let start = dom
+        .find("id=\"map-selftest\"")
+        .expect("the self-test element");
+    let report = &dom[start..start + dom[start..].find("</pre>").unwrap()];
+    assert!(report.contains("data-ok=\"true\""), "{report}");
+    for check in [
+        "ok points drawn",
+        "ok hover",
+        "ok search",
+        "ok topic click",
+        "ok zoom",
+        "ok no errors",
+    ] {
+        assert!(report.contains(check), "{check} missing: {report}");
+    }
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
     assert!(console.is_empty(), "console messages: {console:?}");
 }

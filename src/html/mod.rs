@@ -42,6 +42,7 @@
 mod cleaning;
 mod details;
 mod escape;
+mod map;
 mod markdown;
 mod page;
 mod sparkline;
@@ -98,6 +99,29 @@ pub struct ReportData {
     /// What the clean stage removed; `None` (or nothing in it) hides the section.
     #[serde(default)]
     pub cleaning: Option<ReportCleaning>,
+    /// The interactive document map; `None` (or no points) hides it.
+    #[serde(default)]
+    pub map: Option<ReportMap>,
+}
+
+/// The document map: every document's place, and each topic's label anchor.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReportMap {
+    /// How the map was laid out (shown above it).
+    pub note: String,
+    pub points: Vec<ReportMapPoint>,
+    /// (topic id, x, y) of each topic's label.
+    pub anchors: Vec<(usize, f32, f32)>,
+}
+
+/// One document on the map.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReportMapPoint {
+    pub x: f32,
+    pub y: f32,
+    pub topic_id: usize,
+    pub outlier: bool,
+    pub title: String,
 }
 
 /// What the clean stage removed before the analysis.

@@ -21,10 +21,16 @@ use std::fmt::{self, Write as _};
 /// The page's style sheet, inlined in `<style>`.
 const CSS: &str = include_str!("style.css");
 
-/// Blocks every request and every script, even if markup slipped through:
-/// only inline styles and `data:` images (inside chart SVGs) are allowed.
-const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; \
-                   base-uri 'none'; form-action 'none'";
+/// Blocks every request and every script but the map's, even if markup slipped through: only
+/// inline styles, `data:` images (inside chart SVGs) and the map's script (by its hash) are
+/// allowed.
+fn csp() -> String {
+    format!(
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src {}; \
+         base-uri 'none'; form-action 'none'",
+        super::map::script_hash()
+    )
+}
 
 /// Longest representative title in the topic table, in characters.
 const TABLE_TITLE_CHARS: usize = 140;
@@ -48,9 +54,10 @@ fn page(out: &mut String, d: &ReportData, notes: &mut Vec<String>) -> fmt::Resul
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n\
          <meta name=\"generator\" content=\"topicmap\">\n\
          <title>{} \u{b7} topic report</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n<main>\n",
+        csp(),
         Html(title)
     )?;
     write!(
@@ -86,6 +93,7 @@ fn page(out: &mut String, d: &ReportData, notes: &mut Vec<String>) -> fmt::Resul
     let svgs = sanitize_charts(d, notes);
     summary(out, d, d.warnings.len() + notes.len())?;
     topic_table(out, d, trend_column)?;
+    super::map::section(out, d)?;
     movers(out, d, &seen)?;
     charts(out, d, &svgs)?;
     hierarchy(out, d, &svgs, &seen)?;
@@ -224,7 +232,7 @@ fn topic_table(out: &mut String, d: &ReportData, trend_column: bool) -> fmt::Res
     let max = max_share(&d.topics);
     for t in &d.topics {
         let colour = safe_colour(&t.colour);
-        out.push_str("<tr><td class=\"topic-cell\">");
+        write!(out, "<tr data-topic=\"{}\"><td class=\"topic-cell\">", t.id)?;
         swatch(out, colour)?;
         write!(
             out,
@@ -365,6 +373,10 @@ fn charts(out: &mut String, d: &ReportData, svgs: &[Result<SafeSvg, SvgError>]) 
         if c.name == TREE_CHART && !d.hierarchy.is_empty() {
             continue;
         }
+        // The interactive map stands for the static one (whose SVG holds a dot per document).
+        if c.name == MAP_CHART && d.map.as_ref().is_some_and(|m| !m.points.is_empty()) {
+            continue;
+        }
         out.push_str("<figure class=\"chart\">\n");
         match svg {
             Ok(svg) => {
@@ -389,6 +401,8 @@ fn charts(out: &mut String, d: &ReportData, svgs: &[Result<SafeSvg, SvgError>]) 
 
 /// The chart the hierarchy section shows.
 const TREE_CHART: &str = "topic_tree";
+/// The static document map, which the interactive map replaces in the page.
+const MAP_CHART: &str = "document_map";
 
 fn hierarchy(
     out: &mut String,

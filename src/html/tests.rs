@@ -92,6 +92,7 @@ fn sample() -> ReportData {
             min_docs: 3,
             counts: vec![("URLs".into(), 4)],
         }),
+        map: None,
     }
 }
 
@@ -684,4 +685,52 @@ fn removed_text_is_listed_only_when_something_was_removed() {
     assert!(!render_html(&bare).contains("id=\"cleaning\""));
     bare.cleaning = None;
     assert!(!render_html(&bare).contains("id=\"cleaning\""));
+}
+
+/// `sample()` with a map of three documents, one titled with markup.
+fn with_map() -> ReportData {
+    let mut d = sample();
+    let point = |x: f32, topic_id: usize, title: &str| ReportMapPoint {
+        x,
+        y: x * 0.5,
+        topic_id,
+        outlier: false,
+        title: title.into(),
+    };
+    d.map = Some(ReportMap {
+        note: "UMAP of all 3 documents (15 neighbours).".into(),
+        points: vec![
+            point(0.0, d.topics[0].id, HOSTILE_SCRIPT),
+            point(1.0, d.topics[0].id, "Graph nodes & edges"),
+            point(2.0, d.topics[1].id, "Trees"),
+        ],
+        anchors: vec![(d.topics[0].id, 0.5, 0.25), (d.topics[1].id, 2.0, 1.0)],
+    });
+    d
+}
+
+#[test]
+fn the_map_is_one_hashed_script_and_data_that_cannot_escape() {
+    let html = render_html(&with_map());
+    // Exactly the data block and the map's script; the hostile title is in neither as markup.
+    assert_eq!(html.matches("<script").count(), 2, "two script elements");
+    assert!(!html.contains(HOSTILE_SCRIPT));
+    assert!(html.contains("\\u003cscript\\u003ealert(1)"));
+    assert!(html.contains("<canvas id=\"map-canvas\""));
+    assert!(html.contains(&format!("script-src {}", super::map::script_hash())));
+    assert!(html.contains("UMAP of all 3 documents"));
+    // The data block parses as JSON with every document.
+    let start = html.find("id=\"map-data\">").unwrap() + "id=\"map-data\">".len();
+    let end = start + html[start..].find("</script>").unwrap();
+    let data: serde_json::Value = serde_json::from_str(&html[start..end]).unwrap();
+    assert_eq!(data["titles"][0], HOSTILE_SCRIPT);
+    assert_eq!(data["x"].as_array().unwrap().len(), 3);
+    // The table rows carry their topic for the map's clicks; the static map chart is not inlined.
+    assert!(html.contains(&format!("<tr data-topic=\"{}\">", d_first_id())));
+    let without = render_html(&sample());
+    assert!(!without.contains("<script") && !without.contains("<canvas"));
+}
+
+fn d_first_id() -> usize {
+    sample().topics[0].id
 }

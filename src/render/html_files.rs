@@ -7,7 +7,10 @@ use crate::config::Settings;
 use crate::describe::hierarchy::TopicTree;
 use crate::describe::trends;
 use crate::evaluate::Metrics;
-use crate::html::{self, ReportChart, ReportCleaning, ReportData, ReportDoc, ReportTopic};
+use crate::html::{
+    self, ReportChart, ReportCleaning, ReportData, ReportDoc, ReportMap, ReportMapPoint,
+    ReportTopic,
+};
 use crate::ingest::Corpus;
 use crate::progress::thousands;
 use std::path::Path;
@@ -57,7 +60,44 @@ fn report_data(
         warnings: warnings.to_vec(),
         hierarchy: a.tree.as_ref().map(|t| merges(a, t)).unwrap_or_default(),
         cleaning: Some(cleaning(&a.cleaner.report(a.cleaned))),
+        map: report_map(a),
     }
+}
+
+/// The document map for the page: every document's place, topic, outlier flag and title, and
+/// each topic's label anchor. `None` when no document has a place (a report from sums).
+fn report_map(a: &Analysis) -> Option<ReportMap> {
+    if a.map.documents.is_empty() {
+        return None;
+    }
+    let topics = &a.summary.topics;
+    let outliers = a.clustering.outliers();
+    let points = a
+        .map
+        .documents
+        .iter()
+        .zip(a.clustering.assignments())
+        .enumerate()
+        .map(|(i, (p, &t))| ReportMapPoint {
+            x: p[0],
+            y: p[1],
+            topic_id: topics[t].id,
+            outlier: outliers[i],
+            title: crate::ingest::display_title(&a.corpus, i).to_string(),
+        })
+        .collect();
+    let anchors = a
+        .map
+        .centres
+        .iter()
+        .zip(topics)
+        .map(|(c, t)| (t.id, c[0], c[1]))
+        .collect();
+    Some(ReportMap {
+        note: a.map.note.clone(),
+        points,
+        anchors,
+    })
 }
 
 /// What the clean stage removed, for the report: the repeated segments listed in `run.json`
