@@ -211,6 +211,78 @@ fn a_broken_row_in_a_partition_is_skipped_and_listed_or_stops_the_run() {
 }
 
 #[test]
+fn rows_given_by_the_engine_name_documents_skips_and_errors_issue_23() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fit = fit(tmp.path());
+    // The rows of two files, out of order (as a partition of a split file may hold them):
+    // file row r of papers.csv travels as `_row` = r + 100 in "big.parquet", with no ids,
+    // and row 105 has lost its text.
+    let order: Vec<usize> = (0..18).map(|i| (i * 7) % 18).collect();
+    let stream = arrow_of(&fixture("papers.csv"), |df| {
+        let mut df = df.drop("id").unwrap();
+        let blank = |c: &str, df: &DataFrame| -> Column {
+            let col = df.column(c).unwrap().str().unwrap().clone();
+            let v: StringChunked = (0..col.len())
+                .map(|i| if i == 4 { Some("") } else { col.get(i) })
+                .collect();
+            v.with_name(c.into()).into_column()
+        };
+        for c in ["title", "abstract"] {
+            let col = blank(c, &df);
+            df.with_column(col).unwrap();
+        }
+        let rows: Vec<i64> = (0..df.height() as i64).map(|i| i + 101).collect();
+        df.with_column(Column::new("_row".into(), rows)).unwrap();
+        df.with_column(Column::new("_source".into(), vec!["big.parquet"; 18]))
+            .unwrap();
+        let idx: Vec<IdxSize> = order.iter().map(|&i| i as IdxSize).collect();
+        df.take(&IdxCa::new("i".into(), idx)).unwrap()
+    });
+    let mut args = vec!["assign", "--model", fit.to_str().unwrap(), "--in", "arrow"];
+    args.extend(["--source-column", "_source", "--row-column", "_row"]);
+    args.extend([
+        "--out",
+        "arrow",
+        "--emit-terms",
+        "--time",
+        "year",
+        "--id",
+        "",
+    ]);
+    let (ok, out, err) = piped(&args, &stream);
+    assert!(ok, "{err}");
+    let rows = read_stream(&out);
+    assert_eq!(rows.height(), 18);
+    let ids = rows.column("doc_id").unwrap().str().unwrap().clone();
+    let at = rows.column("row").unwrap().cast(&DataType::Int64).unwrap();
+    let skipped = rows.column("skipped").unwrap().str().unwrap().clone();
+    let mut seen = Vec::new();
+    for i in 0..rows.height() {
+        let row = at.i64().unwrap().get(i).unwrap();
+        seen.push(row);
+        if skipped.get(i).is_some() {
+            assert_eq!(row, 105, "the blank row, by its own row");
+        } else {
+            assert_eq!(ids.get(i), Some(format!("big:{row}").as_str()));
+        }
+    }
+    seen.sort();
+    assert_eq!(seen, (101..=118).collect::<Vec<i64>>());
+
+    args.extend(["--on-bad-document", "fail"]);
+    let (ok, out, err) = piped(&args, &stream);
+    assert!(!ok && out.is_empty());
+    assert!(err.contains("big.parquet: row 105"), "{err}");
+
+    // A row column that is missing is named.
+    let mut args = vec!["assign", "--model", fit.to_str().unwrap(), "--in", "arrow"];
+    args.extend(["--row-column", "_line", "--out", "arrow"]);
+    let (ok, _, err) = piped(&args, &stream);
+    assert!(!ok);
+    assert!(err.contains("column \"_line\" not found"), "{err}");
+}
+
+#[test]
 fn a_model_of_another_version_is_refused_with_a_clear_message() {
     let tmp = tempfile::tempdir().unwrap();
     let fit = fit(tmp.path());

@@ -31,6 +31,7 @@ pub fn assign(args: AssignArgs, quiet: bool) -> anyhow::Result<()> {
             spec: spec(Path::new(&args.source_name)),
             name: args.source_name.clone(),
             source_column: args.source_column.clone(),
+            row_column: args.row_column.clone(),
         }),
         Some(other) => bail!("--in {other:?}: the one stdin format is arrow"),
     };

@@ -178,6 +178,11 @@ pub struct AssignArgs {
     /// rows of several files; rows are numbered within each).
     #[arg(long, value_name = "COLUMN", requires = "stdin")]
     pub source_column: Option<String>,
+    /// With --in: take each row's 1-based row in its input file from this integer column
+    /// instead of numbering rows in stream order (an engine that splits a file over partitions
+    /// gives them, so rows, default ids `<file-stem>:<row>` and messages are the file's own).
+    #[arg(long, value_name = "COLUMN", requires = "stdin")]
+    pub row_column: Option<String>,
     /// With --out arrow: add each row's period, row, snippet, model features and c-TF-IDF weight
     /// units, and a row per skipped document (column skipped), for an engine to sum.
     #[arg(long)]

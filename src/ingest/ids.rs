@@ -2,10 +2,12 @@
 //!
 //! A repeated id is an error in `fail` mode; in `skip` mode the later document keeps its text
 //! and gets `<id>~2`, `<id>~3`, ..., recorded in the corpus's renamed list (nothing is lost).
-//! The ids seen are kept as 64-bit hashes with the file and row of each (16 bytes per
+//! The ids seen are kept as 128-bit hashes with the file and row of each (24 bytes per
 //! document, whatever the ids' length), so a streamed corpus of any size is checked in
-//! bounded memory. Ids are hashed with XXH3 (64 bits); two distinct ids of one read share a
-//! hash with a chance of about n² / 2⁶⁵ (3 in 10⁸ for a million documents).
+//! bounded memory. Ids are hashed with XXH3 (128 bits); two distinct ids of one read share a
+//! hash with a chance of about n² / 2¹²⁹ (under 10⁻²⁴ for a billion documents), so in practice
+//! a repeat is a repeat. The Spark driver (`distributed/spark`) numbers repeats by the same
+//! rule, comparing the ids themselves, so both give the same names.
 
 use super::{DocProblem, Document, IngestError, OnBadDocument, Renamed};
 use std::collections::hash_map::{Entry, HashMap};
@@ -16,15 +18,15 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Default)]
 pub struct Ids {
     /// Hash of an id -> (file index, row) where it was first seen.
-    seen: HashMap<u64, (u32, u32), BuildIdentity>,
+    seen: HashMap<u128, (u32, u32), BuildIdentity>,
     /// Each file's path as outputs show it, by file index.
     files: Vec<PathBuf>,
 }
 
 impl Ids {
-    /// XXH3, 64 bits: fast, and well mixed for ids that differ in a character or two.
-    fn hash(id: &str) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(id.as_bytes())
+    /// XXH3, 128 bits: fast, and well mixed for ids that differ in a character or two.
+    fn hash(id: &str) -> u128 {
+        xxhash_rust::xxh3::xxh3_128(id.as_bytes())
     }
 
     /// Makes the ids of `docs` (documents of file `source`, read at `location` and shown as
@@ -79,7 +81,7 @@ impl Ids {
     }
 }
 
-/// The keys are hashes already: the map uses them as they are.
+/// The keys are hashes already: the map uses them as they are (their low 64 bits).
 #[derive(Debug, Default, Clone, Copy)]
 struct BuildIdentity;
 
@@ -103,6 +105,9 @@ impl Hasher for Identity {
     }
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
+    }
+    fn write_u128(&mut self, n: u128) {
+        self.0 = n as u64;
     }
 }
 

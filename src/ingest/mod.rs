@@ -331,7 +331,7 @@ pub fn read_file(
             df?,
             input,
             source,
-            0,
+            table::Rows::After(0),
             on_bad,
             &mut corpus.skipped,
             None,

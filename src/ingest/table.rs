@@ -12,8 +12,9 @@ use std::io::Cursor;
 use std::path::Path;
 
 /// Turns one table (parsed by [`load_frame`]) into documents. `path` is where it was read (for
-/// errors), `shown` the path outputs show (for the skipped-row records); the table's first row
-/// is row `rows_before + 1` of its file (a chunk of a streamed file starts further down).
+/// errors), `shown` the path outputs show (for the skipped-row records); `rows` numbers the
+/// table's rows in their file (a chunk of a streamed file starts further down; an engine's
+/// partition gives each row's number).
 /// `select`, when given, is asked for each usable row (by its row number) whether to build its
 /// document: a sample builds few (every usable row still counts towards `limit`).
 ///
@@ -27,7 +28,7 @@ pub fn read(
     df: DataFrame,
     input: &InputSpec,
     source: usize,
-    rows_before: usize,
+    rows: Rows<'_>,
     on_bad: OnBadDocument,
     skipped: &mut Vec<Skipped>,
     mut select: Option<&mut dyn FnMut(usize) -> bool>,
@@ -47,7 +48,7 @@ pub fn read(
     // Usable rows so far (built or not), for `limit`.
     let mut taken = 0usize;
     for i in 0..df.height() {
-        let row = rows_before + i + 1;
+        let row = rows.at(i);
         if !columns.passes_filter(i) {
             continue;
         }
@@ -72,6 +73,26 @@ pub fn read(
     }
     columns.fill_texts(&mut docs, &kept);
     Ok(docs)
+}
+
+/// How a table's rows are numbered in their file (1-based, header excluded).
+#[derive(Debug, Clone, Copy)]
+pub enum Rows<'a> {
+    /// Table row `i` is file row `n + i + 1`.
+    After(usize),
+    /// Table row `i` is file row `rows[i]`.
+    Given(&'a [usize]),
+}
+
+impl Rows<'_> {
+    /// The file row of table row `i`.
+    #[inline]
+    fn at(&self, i: usize) -> usize {
+        match self {
+            Rows::After(n) => n + i + 1,
+            Rows::Given(rows) => rows[i],
+        }
+    }
 }
 
 /// A non-empty cell, trimmed.

@@ -40,12 +40,14 @@ pub struct AssignOptions {
 }
 
 /// An Arrow IPC stream on stdin: its columns (`spec`'s text, id, time, label), the name its
-/// rows are shown under, or the column naming each row's input file.
+/// rows are shown under, or the column naming each row's input file, and the column giving
+/// each row's row in that file (else rows are numbered in stream order).
 #[derive(Debug, Clone)]
 pub struct StreamInput {
     pub spec: InputSpec,
     pub name: String,
     pub source_column: Option<String>,
+    pub row_column: Option<String>,
 }
 
 /// Where `topicmap assign` writes.
@@ -122,7 +124,10 @@ fn read_stdin(
     })?;
     let corpus = progress.stage(
         "ingest",
-        |_| crate::ingest::ingest_arrow(&raw, &s.name, &s.spec, s.source_column.as_deref(), on_bad),
+        |_| {
+            let columns = (s.source_column.as_deref(), s.row_column.as_deref());
+            crate::ingest::ingest_arrow(&raw, &s.name, &s.spec, columns, on_bad)
+        },
         |c: &Corpus| format!("{} docs from stdin", c.len()),
     )?;
     for line in prepare::skipped_summary(&corpus.skipped) {

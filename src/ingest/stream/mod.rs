@@ -11,7 +11,12 @@
 //!
 //! Repeated ids are renamed (or fail the run) across every chunk and file by [`Ids`], as in a
 //! whole read.
+//!
+//! The sample pass of a streaming run reads only seeded random windows of CSV and TSV files
+//! ([`block_sample`]: stratified over the whole file, record starts found by parsing forward);
+//! other inputs, and small ones, are sampled by a full pass.
 
+mod block_sample;
 mod text_table;
 
 use super::{
@@ -141,13 +146,116 @@ fn read_all(
     Ok(sources)
 }
 
-/// A seeded sample of `n` of the inputs' documents, uniform without replacement and in input
-/// order, and the number of documents read. Each usable row gets a key from the seed, its
-/// file's index and its row (SplitMix64), and the `n` smallest keys are the sample (bottom-k
-/// sampling): the same for any chunking, and only rows whose key is among the `n` smallest
-/// so far are built at all (about `n (1 + ln(N / n))` of `N`). `progress` hears the rows read
-/// so far after each chunk.
+/// A seeded sample of `n` of the inputs' documents, in input order, and the number of
+/// documents in the inputs (estimated when the sample is drawn from blocks).
+///
+/// When every input is a CSV or TSV file (without `limit`) and the sample is under a third of
+/// the rows, it is drawn from seeded random windows of the files without parsing the rest
+/// (see [`block_sample`]); otherwise, and whenever a window cannot be read cleanly, by a full
+/// pass ([`sample_all`]).
 pub fn sample(
+    inputs: &[InputSpec],
+    opts: StreamOptions,
+    seed: u64,
+    n: usize,
+    progress: impl FnMut(usize),
+) -> Result<(Corpus, usize), IngestError> {
+    match sample_blocks(inputs, seed, n)? {
+        Some(found) => Ok(found),
+        None => sample_all(inputs, opts, seed, n, progress),
+    }
+}
+
+/// The sample from windows of the files (see [`block_sample`]), or `None` when the inputs do
+/// not suit it or a window does not read cleanly (the full pass then says why, by row).
+fn sample_blocks(
+    inputs: &[InputSpec],
+    seed: u64,
+    n: usize,
+) -> Result<Option<(Corpus, usize)>, IngestError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        for (path, shown) in expand(input)? {
+            let format = format_of(input, &path)?;
+            if input.limit.is_some() || !matches!(format, InputFormat::Csv | InputFormat::Tsv) {
+                return Ok(None);
+            }
+            files.push((input, path, shown, format));
+        }
+    }
+    let sampled: Vec<block_sample::SampledFile> = files
+        .iter()
+        .map(|(input, path, shown, format)| block_sample::SampledFile {
+            input,
+            path,
+            shown,
+            format: *format,
+        })
+        .collect();
+    let mut rows = 0.0;
+    for f in &sampled {
+        match block_sample::bytes_per_row(f) {
+            Ok((span, Some(per_row))) => rows += span as f64 / per_row,
+            _ => return Ok(None),
+        }
+    }
+    // A frame of about 1.5 n rows; a third of the rows or more: the full pass is as cheap.
+    let phi = 1.5 * n as f64 / rows.max(1.0);
+    if phi >= 1.0 / 3.0 {
+        return Ok(None);
+    }
+    let key = |file: usize, offset: usize| {
+        splitmix(seed ^ splitmix(((file as u64) << 40) ^ offset as u64))
+    };
+    let mut kept: Vec<(u64, Document)> = Vec::new();
+    let (mut seen, mut sources) = (0usize, Vec::new());
+    for (i, f) in sampled.iter().enumerate() {
+        let Ok(frame) = block_sample::frame(f, phi, seed, i) else {
+            return Ok(None);
+        };
+        seen += frame.rows_estimate;
+        for mut d in frame.documents {
+            d.source = i;
+            kept.push((key(i, d.row - 1), d));
+        }
+        sources.push(SourceFile {
+            path: f.shown.to_path_buf(),
+            location: f.path.to_path_buf(),
+            format: f.format,
+            bytes: std::fs::metadata(f.path).map_or(0, |m| m.len()),
+            sha256: String::new(),
+            list_title: None,
+            documents: frame.rows_estimate,
+        });
+    }
+    if kept.len() > n {
+        kept.select_nth_unstable_by_key(n, |(k, _)| *k);
+        kept.truncate(n);
+    }
+    kept.sort_by_key(|(_, d)| (d.source, d.row));
+    let documents: Vec<Document> = kept
+        .into_iter()
+        .enumerate()
+        .map(|(at, (_, d))| Document { row: at + 1, ..d })
+        .collect();
+    let corpus = Corpus {
+        documents,
+        sources,
+        skipped: Vec::new(),
+        renamed: Vec::new(),
+        has_time: files.iter().any(|f| f.0.time.is_some()),
+        has_label: files.iter().any(|f| f.0.label.is_some()),
+    };
+    Ok(Some((corpus, seen)))
+}
+
+/// A seeded sample of `n` of the inputs' documents by a full pass, uniform without replacement
+/// and in input order, and the number of documents read. Each usable row gets a key from the
+/// seed, its file's index and its row (SplitMix64), and the `n` smallest keys are the sample
+/// (bottom-k sampling): the same for any chunking, and only rows whose key is among the `n`
+/// smallest so far are built at all (about `n (1 + ln(N / n))` of `N`). `progress` hears the
+/// rows read so far after each chunk.
+pub fn sample_all(
     inputs: &[InputSpec],
     opts: StreamOptions,
     seed: u64,
@@ -322,7 +430,69 @@ mod tests {
     }
 
     #[test]
-    fn the_sample_is_seeded_uniform_and_the_same_for_any_block_size() {
+    fn a_sample_from_blocks_holds_whole_records_spread_over_the_file_issue_23() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut body = String::from("id,year,abstract\n");
+        for i in 0..40_000 {
+            // Quoted fields holding line breaks, commas and doubled quotes: a window that
+            // starts inside one must not take its second line for a record.
+            body.push_str(&format!(
+                "d{i},{},\"words about thing {i},\nd{},2020,\"\"not a row\"\"\nend {i}\"\n",
+                2000 + i / 2000,
+                i + 1
+            ));
+        }
+        let p = write(dir.path(), "s.csv", &body);
+        let input = InputSpec {
+            time: Some("year".into()),
+            ..spec(&p)
+        };
+        let opts = StreamOptions {
+            chunk_bytes: 1 << 16,
+            on_bad: OnBadDocument::Skip,
+            dedupe: false,
+        };
+        let take = |seed: u64| {
+            let (corpus, seen) =
+                sample(std::slice::from_ref(&input), opts, seed, 1000, |_| {}).unwrap();
+            (corpus, seen)
+        };
+        let (a, seen) = take(7);
+        assert_eq!(a.len(), 1000);
+        assert!(
+            (30_000..=50_000).contains(&seen),
+            "about 40,000 rows: {seen}"
+        );
+        let mut years = std::collections::BTreeMap::new();
+        for d in &a.documents {
+            let i: usize = d.id.strip_prefix('d').unwrap().parse().unwrap();
+            assert_eq!(
+                d.text,
+                format!(
+                    "words about thing {i},\nd{},2020,\"not a row\"\nend {i}",
+                    i + 1
+                ),
+                "a whole record"
+            );
+            *years.entry(2000 + i / 2000).or_insert(0) += 1;
+        }
+        // Spread over the whole file: every twentieth of it (a year each) is represented.
+        assert_eq!(years.len(), 20, "{years:?}");
+        assert!(years.values().all(|&c| (20..=90).contains(&c)), "{years:?}");
+        let ids = |c: &Corpus| c.documents.iter().map(|d| d.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&a), ids(&take(7).0), "the same seed, the same sample");
+        assert_ne!(ids(&a), ids(&take(8).0), "another seed, another sample");
+        // The full pass is still used with a limit.
+        let limited = InputSpec {
+            limit: Some(39_000),
+            ..input.clone()
+        };
+        let (_, seen) = sample(&[limited], opts, 7, 1000, |_| {}).unwrap();
+        assert_eq!(seen, 39_000);
+    }
+
+    #[test]
+    fn the_full_pass_sample_is_seeded_uniform_and_the_same_for_any_block_size() {
         let dir = tempfile::tempdir().unwrap();
         let mut body = String::from("id,abstract\n");
         for i in 0..6000 {
@@ -335,7 +505,7 @@ mod tests {
                 on_bad: OnBadDocument::Skip,
                 dedupe: true,
             };
-            let (corpus, seen) = sample(&[spec(&p)], opts, seed, 500, |_| {}).unwrap();
+            let (corpus, seen) = sample_all(&[spec(&p)], opts, seed, 500, |_| {}).unwrap();
             assert_eq!(seen, 6000);
             corpus.documents.iter().map(|d| d.row).collect::<Vec<_>>()
         };

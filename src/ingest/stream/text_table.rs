@@ -129,7 +129,7 @@ impl StreamedFile<'_> {
             df,
             &spec,
             0,
-            rows_before,
+            table::Rows::After(rows_before),
             self.on_bad,
             &mut chunk.skipped,
             Some(&mut counting),
