@@ -206,12 +206,7 @@ fn assign_reads_a_batch_with_the_columns_of_the_fit() {
 #[test]
 fn assigned_documents_land_in_their_topics_region_of_the_map() {
     let tmp = tempfile::tempdir().unwrap();
-    let files = synthetic(tmp.path(), 300, 1);
-    let body = format!(
-        "name = \"m\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\n[clean]\nboilerplate = false\n[cluster]\nk = 3\n",
-        files[0].display().to_string()
-    );
-    let p = pipeline(tmp.path(), "m.toml", &body);
+    let (files, p) = synthetic_run(tmp.path(), 300);
     let fit = tmp.path().join("fit");
     let o = run(&["run", p.to_str().unwrap(), "--out", fit.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));

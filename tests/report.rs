@@ -136,12 +136,7 @@ fn the_document_map_draws_hovers_searches_and_zooms_in_chromium() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let files = synthetic(tmp.path(), 300, 1);
-    let body = format!(
-        "name = \"m\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\n[clean]\nboilerplate = false\n[cluster]\nk = 3\n",
-        files[0].display().to_string()
-    );
-    let p = pipeline(tmp.path(), "m.toml", &body);
+    let (_, p) = synthetic_run(tmp.path(), 300);
     let out = tmp.path().join("out");
     let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -191,6 +191,18 @@ pub fn synthetic(dir: &Path, n: usize, files: usize) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A pipeline over a one-file [`synthetic`] corpus of `n` documents, k = 3 (its sentences
+/// repeat, so the boilerplate rule is off): the corpus files and the pipeline file.
+pub fn synthetic_run(dir: &Path, n: usize) -> (Vec<PathBuf>, PathBuf) {
+    let files = synthetic(dir, n, 1);
+    let body = format!(
+        "name = \"m\"\n[[input]]\npath = {:?}\nid = \"id\"\ntime = \"year\"\n[clean]\nboilerplate = false\n[cluster]\nk = 3\n",
+        files[0].display().to_string()
+    );
+    let p = pipeline(dir, "m.toml", &body);
+    (files, p)
+}
+
 /// A Parquet file as a polars frame.
 pub fn parquet(path: &Path) -> polars::prelude::DataFrame {
     use polars::prelude::SerReader;
