@@ -102,34 +102,71 @@ fn data_json(d: &ReportData) -> String {
             .collect()
     };
     let pts = &map.points;
-    let json = serde_json::json!({
-        "ids": d.topics.iter().map(|t| t.id).collect::<Vec<_>>(),
-        "labels": d.topics.iter().map(|t| topic_label(t.id, &t.label)).collect::<Vec<_>>(),
-        "colours": d.topics.iter().map(|t| safe_colour(&t.colour)).collect::<Vec<_>>(),
-        "order": order,
-        "ax": anchor(0),
-        "ay": anchor(1),
-        "x": pts.iter().map(|p| q(p.x, x0, x1)).collect::<Vec<_>>(),
-        "y": pts.iter().map(|p| q(p.y, y0, y1)).collect::<Vec<_>>(),
-        "t": pts.iter().map(|p| index.get(&p.topic_id).copied().unwrap_or(0)).collect::<Vec<_>>(),
-        "outliers": pts.iter().enumerate().filter(|(_, p)| p.outlier).map(|(i, _)| i).collect::<Vec<_>>(),
-        "titles": pts.iter().map(|p| truncate(&p.title, TITLE_CHARS)).collect::<Vec<_>>(),
-    });
-    script_safe(&json.to_string())
+    let data = MapData {
+        ids: d.topics.iter().map(|t| t.id).collect(),
+        labels: d
+            .topics
+            .iter()
+            .map(|t| topic_label(t.id, &t.label))
+            .collect(),
+        colours: d.topics.iter().map(|t| safe_colour(&t.colour)).collect(),
+        order,
+        ax: anchor(0),
+        ay: anchor(1),
+        x: pts.iter().map(|p| q(p.x, x0, x1)).collect(),
+        y: pts.iter().map(|p| q(p.y, y0, y1)).collect(),
+        t: pts
+            .iter()
+            .map(|p| index.get(&p.topic_id).copied().unwrap_or(0))
+            .collect(),
+        outliers: pts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.outlier)
+            .map(|(i, _)| i)
+            .collect(),
+        titles: pts
+            .iter()
+            .map(|p| truncate(&p.title, TITLE_CHARS))
+            .collect(),
+    };
+    let json = serde_json::to_string(&data).expect("the map's data serializes");
+    script_safe(&json)
+}
+
+/// The data block's fields, serialized straight to text (75,000 titles are not built into a
+/// `serde_json::Value` tree first).
+#[derive(serde::Serialize)]
+struct MapData<'a> {
+    ids: Vec<usize>,
+    labels: Vec<std::borrow::Cow<'a, str>>,
+    colours: Vec<&'a str>,
+    order: Vec<usize>,
+    ax: Vec<Option<i32>>,
+    ay: Vec<Option<i32>>,
+    x: Vec<i32>,
+    y: Vec<i32>,
+    t: Vec<usize>,
+    outliers: Vec<usize>,
+    titles: Vec<std::borrow::Cow<'a, str>>,
 }
 
 /// JSON text with `<`, `>` and `&` as `\u` escapes (still the same JSON), so it cannot end the
 /// `<script>` element it sits in.
 fn script_safe(json: &str) -> String {
-    let mut s = String::with_capacity(json.len());
-    for c in json.chars() {
-        match c {
-            '<' => s.push_str("\\u003c"),
-            '>' => s.push_str("\\u003e"),
-            '&' => s.push_str("\\u0026"),
-            c => s.push(c),
-        }
+    let mut s = String::with_capacity(json.len() + json.len() / 64);
+    let mut rest = json;
+    // The three characters are ASCII, so every cut falls on a character boundary.
+    while let Some(at) = rest.find(['<', '>', '&']) {
+        s.push_str(&rest[..at]);
+        s.push_str(match rest.as_bytes()[at] {
+            b'<' => "\\u003c",
+            b'>' => "\\u003e",
+            _ => "\\u0026",
+        });
+        rest = &rest[at + 1..];
     }
+    s.push_str(rest);
     s
 }
 
