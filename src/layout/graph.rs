@@ -8,8 +8,12 @@
 
 use super::knn::Neighbours;
 
-/// Bisection steps for `σ`.
+/// Bisection steps for `σ`, at most.
 const STEPS: usize = 64;
+/// The bisection stops when the memberships sum to `log2(k)` within this share of it (0.1%: the
+/// weights then move a placed document by a thousandth of its neighbours' spread; umap-learn's
+/// absolute 10⁻⁵ takes 22 steps on average against 13 on arXiv's neighbour distances).
+const TOLERANCE: f32 = 1e-3;
 /// Smallest `σ`, relative to the mean neighbour distance (UMAP's `MIN_K_DIST_SCALE`).
 const MIN_SIGMA_SCALE: f32 = 1e-3;
 
@@ -35,7 +39,7 @@ pub fn smooth_weights(distances: &[f32]) -> Vec<f32> {
     let (mut lo, mut hi, mut sigma) = (0.0f32, f32::INFINITY, 1.0f32);
     for _ in 0..STEPS {
         let sum: f32 = weights(sigma).sum();
-        if (sum - target).abs() < 1e-5 {
+        if (sum - target).abs() < TOLERANCE * target {
             break;
         }
         if sum > target {
@@ -88,7 +92,7 @@ mod tests {
         let w = smooth_weights(&d);
         assert!((w[0] - 1.0).abs() < 1e-6);
         let sum: f32 = w.iter().sum();
-        assert!((sum - 3.0).abs() < 1e-3, "sum {sum}");
+        assert!((sum - 3.0).abs() <= TOLERANCE * 3.0, "sum {sum}");
         assert!(w.windows(2).all(|p| p[0] >= p[1]));
     }
 

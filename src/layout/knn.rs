@@ -178,29 +178,35 @@ fn block_best(
         .collect()
 }
 
-/// The `k` most similar rows of `pool` for each row of `queries` (no self to skip), as
-/// (pool row, similarity), most similar first.
-pub fn nearest_in(
+/// For each row of `queries`, `f` of its `k` most similar rows of `pool` (no self to skip),
+/// given as (pool row, similarity), most similar first. Blocks of queries run in parallel, and
+/// `f` runs inside them, so what is made of the neighbours is made on every core.
+pub fn nearest_in<T: Send>(
     queries: ArrayView2<f32>,
     pool: ArrayView2<f32>,
     k: usize,
-) -> Vec<Vec<(usize, f32)>> {
+    f: impl Fn(&[(usize, f32)]) -> T + Sync,
+) -> Vec<T> {
     let rows: Vec<usize> = (0..queries.nrows()).collect();
     rows.par_chunks(BLOCK)
         .flat_map_iter(|block| {
             let q = queries.slice(s![block[0]..block[0] + block.len(), ..]);
             let sims = q.dot(&pool.t());
+            let mut found = Vec::with_capacity(k);
             (0..block.len())
                 .map(|r| {
                     let mut b = Best::new(k);
                     for (c, &s) in sims.slice(s![r, ..]).iter().enumerate() {
                         b.offer(s, c as u32);
                     }
-                    b.items
-                        .into_iter()
-                        .filter(|&(_, j)| j != u32::MAX)
-                        .map(|(s, j)| (j as usize, s))
-                        .collect::<Vec<_>>()
+                    found.clear();
+                    found.extend(
+                        b.items
+                            .into_iter()
+                            .filter(|&(_, j)| j != u32::MAX)
+                            .map(|(s, j)| (j as usize, s)),
+                    );
+                    f(&found)
                 })
                 .collect::<Vec<_>>()
         })
@@ -249,7 +255,7 @@ mod tests {
     fn nearest_in_ranks_the_pool() {
         let pool = unit(&[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]);
         let q = unit(&[[1.0, 0.2]]);
-        let got = nearest_in(q.view(), pool.view(), 2);
+        let got = nearest_in(q.view(), pool.view(), 2, |found| found.to_vec());
         assert_eq!(got[0].iter().map(|x| x.0).collect::<Vec<_>>(), vec![0, 2]);
     }
 }

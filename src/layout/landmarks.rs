@@ -47,9 +47,21 @@ pub fn unit_rows(x: ArrayView2<f32>) -> Array2<f32> {
 }
 
 impl Landmarks {
-    /// Map coordinates for each row of `vectors` (unit rows), placed among the landmarks of its
-    /// topic `topic_of[i]` (among all of them when its topic has none).
+    /// Map coordinates for each row of `vectors` (scaled to unit length here), placed among the
+    /// landmarks of its topic `topic_of[i]` (among all of them when its topic has none).
     pub fn place(&self, vectors: ArrayView2<f32>, topic_of: &[usize]) -> Vec<[f32; 2]> {
+        let rows: Vec<usize> = (0..vectors.nrows()).collect();
+        self.place_rows(vectors, &rows, topic_of)
+    }
+
+    /// [`Landmarks::place`] for the rows `rows` of `vectors` only (`topic_of[j]` is the topic of
+    /// `rows[j]`), in the order of `rows`. Only the rows placed are copied, a topic at a time.
+    pub fn place_rows(
+        &self,
+        vectors: ArrayView2<f32>,
+        rows: &[usize],
+        topic_of: &[usize],
+    ) -> Vec<[f32; 2]> {
         let topics = self
             .topics
             .iter()
@@ -59,16 +71,20 @@ impl Landmarks {
         let pools = members(&self.topics, topics);
         let queries = members(topic_of, topics);
         let all: Vec<usize> = (0..self.coords.len()).collect();
-        let mut out = vec![[f32::NAN; 2]; vectors.nrows()];
+        let mut out = vec![[f32::NAN; 2]; rows.len()];
         for (t, qs) in queries.iter().enumerate() {
             if qs.is_empty() || all.is_empty() {
                 continue;
             }
             let pool = if pools[t].is_empty() { &all } else { &pools[t] };
-            let q = vectors.select(Axis(0), qs);
+            let picked: Vec<usize> = qs.iter().map(|&j| rows[j]).collect();
+            let q = unit_rows(vectors.select(Axis(0), &picked).view());
             let p = self.vectors.select(Axis(0), pool);
-            for (&i, found) in qs.iter().zip(nearest_in(q.view(), p.view(), self.k)) {
-                out[i] = self.weighted_mean(&found, pool);
+            let placed = nearest_in(q.view(), p.view(), self.k, |found| {
+                self.weighted_mean(found, pool)
+            });
+            for (&j, xy) in qs.iter().zip(placed) {
+                out[j] = xy;
             }
         }
         out

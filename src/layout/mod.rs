@@ -25,14 +25,13 @@ pub mod linear;
 use crate::progress::thousands;
 use landmarks::unit_rows;
 pub use landmarks::{Landmarks, SavedLandmarks};
-use ndarray::{ArrayView2, Axis};
+use ndarray::{Array2, ArrayView2, Axis};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// Passes of the descent: umap-learn's for more than 10,000 points. (It takes 500 below; on
-/// nips-1987-2018, 8,266 documents, 500 gave trustworthiness@10 0.003 higher at 2.5 times the
-/// cost.)
-const EPOCHS: usize = 200;
+/// Passes of the descent. umap-learn takes 200 for more than 10,000 points and 500 below; with
+/// the stronger pushes of [`embed`] 100 keep as many neighbours (docs/benchmarks.md).
+const EPOCHS: usize = 100;
 
 /// Landmarks the model keeps, for placing documents later.
 pub const MODEL_LANDMARKS: usize = 5_000;
@@ -55,12 +54,25 @@ pub struct MapParams {
     neighbours: usize,
     sample: usize,
     reach: usize,
+    /// Whether the documents outside the sample are placed too (a streaming run's fit needs
+    /// only the sample's layout: every document is placed later, chunk by chunk).
+    #[serde(skip)]
+    place_rest: bool,
 }
 
 /// Checked map parameters; serialized into `run.json`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(transparent)]
 pub struct MapValidParams(MapParams);
+
+impl MapValidParams {
+    /// The same map, laid out for the embedded sample only: the other documents get no place
+    /// (NaN). A streaming run fits on a sample and places every document later.
+    pub fn sample_only(mut self) -> Self {
+        self.0.place_rest = false;
+        self
+    }
+}
 
 /// A broken rule of [`MapParams`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -86,6 +98,7 @@ impl MapParams {
             neighbours: 15,
             sample: 10_000,
             reach: 2,
+            place_rest: true,
         }
     }
     /// `umap` or `linear`.
@@ -135,38 +148,115 @@ pub struct Topics<'a> {
     pub sizes: &'a [usize],
 }
 
+/// A map in the making, after [`MapValidParams::neighbours`]: the sample with its neighbour
+/// graph, or why the map is the linear projection instead.
+pub type Graphed = Result<SampleGraph, String>;
+
+/// A map in the making, after [`MapValidParams::descend`]: the sample laid out, or why the map
+/// is the linear projection instead.
+pub type Embedded = Result<SampleLayout, String>;
+
+/// The embedded sample and its neighbour graph, with the descent's start.
+#[derive(Debug)]
+pub struct SampleGraph {
+    sample: Vec<usize>,
+    /// The sample's rows, at unit length.
+    sampled: Array2<f32>,
+    graph: graph::Graph,
+    init: Vec<[f64; 2]>,
+}
+
+impl SampleGraph {
+    /// Edges of the neighbour graph (each pair once).
+    pub fn edges(&self) -> usize {
+        self.graph.edges.len()
+    }
+}
+
+/// The embedded sample, laid out.
+#[derive(Debug)]
+pub struct SampleLayout {
+    sample: Vec<usize>,
+    sampled: Array2<f32>,
+    coords: Vec<[f32; 2]>,
+}
+
 impl MapValidParams {
-    /// The map of `vectors` (one row per document), seeded by `seed`.
+    /// The map of `vectors` (one row per document), seeded by `seed`: the three steps below in
+    /// a row.
     pub fn fit(&self, vectors: ArrayView2<f32>, topics: Topics<'_>, seed: u64) -> Map {
+        let graphed = self.neighbours(vectors, topics, seed);
+        self.finish(self.descend(graphed, seed), vectors, topics)
+    }
+
+    /// Step 1, on every core: the seeded sample and its neighbour graph (or why the map is
+    /// linear: asked for, or too few documents).
+    pub fn neighbours(&self, vectors: ArrayView2<f32>, topics: Topics<'_>, seed: u64) -> Graphed {
         let n = vectors.nrows();
         let k = self.0.neighbours;
         if self.0.method == MapMethod::Linear {
-            return linear_map(
-                vectors,
-                topics,
-                "Linear projection on the topic centroids' two main axes.".into(),
-            );
+            return Err("Linear projection on the topic centroids' two main axes.".into());
         }
         if n <= k {
-            let why = format!(
+            return Err(format!(
                 "Linear projection on the topic centroids' two main axes: {n} documents are too few to embed with {k} neighbours."
-            );
-            return linear_map(vectors, topics, why);
+            ));
         }
-        let unit = unit_rows(vectors);
         let sample = sample_rows(n, self.0.sample, seed);
-        let embedded = self.embed(unit.select(Axis(0), &sample).view(), &sample, topics, seed);
-        if degenerate(&embedded) {
-            let why = "Linear projection on the topic centroids' two main axes: the embedding collapsed to one point.".to_string();
-            return linear_map(vectors, topics, why);
+        let sampled = unit_rows(vectors.select(Axis(0), &sample).view());
+        let topic_of: Vec<usize> = sample.iter().map(|&i| topics.assignments[i]).collect();
+        let nb = knn::neighbours(sampled.view(), &topic_of, topics.centroids, k, self.0.reach);
+        Ok(SampleGraph {
+            graph: graph::fuzzy_graph(&nb, sample.len()),
+            init: start(sampled.view(), topics, seed),
+            sample,
+            sampled,
+        })
+    }
+
+    /// Step 2, on one core (a thread of its own can take it while other stages run): the
+    /// descent that lays the sample out. A layout that collapsed to a point gives the reason
+    /// for a linear map instead.
+    pub fn descend(&self, graphed: Graphed, seed: u64) -> Embedded {
+        let g = graphed?;
+        let coords: Vec<[f32; 2]> = embed::optimize(&g.graph, g.init, EPOCHS, seed)
+            .into_iter()
+            .map(|p| [p[0] as f32, p[1] as f32])
+            .collect();
+        if degenerate(&coords) {
+            return Err("Linear projection on the topic centroids' two main axes: the embedding collapsed to one point.".into());
         }
+        Ok(SampleLayout {
+            sample: g.sample,
+            sampled: g.sampled,
+            coords,
+        })
+    }
+
+    /// Step 3, on every core: every other document placed among the embedded ones (unless
+    /// [`MapValidParams::sample_only`]), and the topics' label anchors.
+    pub fn finish(&self, embedded: Embedded, vectors: ArrayView2<f32>, topics: Topics<'_>) -> Map {
+        let e = match embedded {
+            Ok(e) => e,
+            Err(why) => return linear_map(vectors, topics, why),
+        };
+        let (n, k) = (vectors.nrows(), self.0.neighbours);
         let landmarks = Landmarks {
-            vectors: unit.select(Axis(0), &sample),
-            coords: embedded,
-            topics: sample.iter().map(|&i| topics.assignments[i]).collect(),
+            topics: e.sample.iter().map(|&i| topics.assignments[i]).collect(),
+            vectors: e.sampled,
+            coords: e.coords,
             k,
         };
-        let documents = place_rest(&unit, &sample, &landmarks, topics.assignments);
+        let sample = e.sample;
+        let documents = if self.0.place_rest {
+            place_rest(vectors, &sample, &landmarks, topics.assignments)
+        } else {
+            let mut out = vec![[f32::NAN; 2]; n];
+            for (j, &i) in sample.iter().enumerate() {
+                out[i] = landmarks.coords[j];
+            }
+            out
+        };
         let note = if sample.len() == n {
             format!("UMAP of all {} documents ({k} neighbours).", thousands(n))
         } else {
@@ -184,30 +274,6 @@ impl MapValidParams {
             note,
             landmarks: Some(landmarks),
         }
-    }
-
-    /// The 2-D layout of the sampled unit rows `x` (rows `sample` of the corpus).
-    fn embed(
-        &self,
-        x: ArrayView2<f32>,
-        sample: &[usize],
-        topics: Topics<'_>,
-        seed: u64,
-    ) -> Vec<[f32; 2]> {
-        let topic_of: Vec<usize> = sample.iter().map(|&i| topics.assignments[i]).collect();
-        let nb = knn::neighbours(
-            x,
-            &topic_of,
-            topics.centroids,
-            self.0.neighbours,
-            self.0.reach,
-        );
-        let g = graph::fuzzy_graph(&nb, x.nrows());
-        let init = start(x, topics, seed);
-        embed::optimize(&g, init, EPOCHS, seed)
-            .into_iter()
-            .map(|p| [p[0] as f32, p[1] as f32])
-            .collect()
     }
 }
 
@@ -281,12 +347,12 @@ fn degenerate(points: &[[f32; 2]]) -> bool {
 /// Every document's place: the embedded ones where the embedding put them, the others among
 /// the landmarks of their topic.
 fn place_rest(
-    unit: &ndarray::Array2<f32>,
+    vectors: ArrayView2<f32>,
     sample: &[usize],
     landmarks: &Landmarks,
     assignments: &[usize],
 ) -> Vec<[f32; 2]> {
-    let n = unit.nrows();
+    let n = vectors.nrows();
     let mut out = vec![[0.0f32; 2]; n];
     let mut embedded = vec![false; n];
     for (j, &i) in sample.iter().enumerate() {
@@ -298,7 +364,7 @@ fn place_rest(
         return out;
     }
     let topic_of: Vec<usize> = rest.iter().map(|&i| assignments[i]).collect();
-    let placed = landmarks.place(unit.select(Axis(0), &rest).view(), &topic_of);
+    let placed = landmarks.place_rows(vectors, &rest, &topic_of);
     for (&i, p) in rest.iter().zip(placed) {
         out[i] = p;
     }

@@ -123,6 +123,24 @@ fn documents_outside_the_sample_land_in_their_topics_region() {
 }
 
 #[test]
+fn a_sample_only_map_places_the_sample_and_nothing_else() {
+    let (x, topic, c) = groups(3, 100, 6);
+    let params = MapParams::new().sample(120).check().unwrap();
+    let full = fit(params.clone(), &x, &topic, &c);
+    let only = fit(params.sample_only(), &x, &topic, &c);
+    let placed: Vec<usize> = (0..300)
+        .filter(|&i| only.documents[i][0].is_finite())
+        .collect();
+    assert_eq!(placed.len(), 120);
+    // The sample is laid out as in the full map; the model keeps the same landmarks.
+    for &i in &placed {
+        assert_eq!(only.documents[i], full.documents[i]);
+    }
+    assert_eq!(only.landmarks, full.landmarks);
+    assert!(only.centres.iter().all(|a| a[0].is_finite()));
+}
+
+#[test]
 fn too_few_documents_fall_back_to_the_linear_projection() {
     let (x, topic, c) = groups(2, 5, 4);
     let map = fit(MapParams::new().check().unwrap(), &x, &topic, &c);

@@ -25,7 +25,9 @@ use crate::vectorize::TfIdf;
 use ndarray::Array2;
 use std::path::Path;
 
-/// Runs the analysis stages on `prepared`; `previous` holds the topics whose ids to keep.
+/// Runs the analysis stages on `prepared`; `previous` holds the topics whose ids to keep. The
+/// document map's descent, which runs on one core, goes on a thread of its own while the topics
+/// are described, named and scored (those stages leave the other core idle part of the time).
 pub fn fit(
     settings: &Settings,
     mut prepared: Prepared,
@@ -37,60 +39,139 @@ pub fn fit(
     let (mut clustering, k_selection) = cluster(settings, &vectors, &tfidf, progress)?;
     // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
     tfidf.release_matrix();
-    let mut summary = describe(settings, &prepared, &tfidf, &clustering, &reducer, progress)?;
-    let fingerprints = matching::fingerprints(&summary, &prepared.tokens);
-    let (mut drift, next_id) = keep_ids(&mut summary, &fingerprints, previous.as_ref());
-    let shaped = topics::name_and_merge(
-        settings,
-        &mut summary,
-        &mut clustering,
-        None,
-        drift.as_mut(),
-        next_id,
-        progress,
-    );
-    let vocabulary = prepared.tokens.terms.len();
-    let periods = prepared.periods(settings.trends.period);
-    let Prepared {
-        corpus,
-        tokens,
-        fitted,
-        cleaned,
-        ..
-    } = prepared;
-    drop(tokens);
-    let (trends, similarity) = trends(&periods, &clustering, progress)?;
-    let fine = shaped.fine.as_ref().map_or(&clustering, |f| &f.clustering);
-    let mut map = map(settings, fine, &vectors, progress)?;
-    if shaped.fine.is_some() {
-        // The labels go on the reported (merged) topics; the landmarks keep the fitted ones,
-        // which the model places documents into.
-        map.centres = layout::anchors(&map.documents, clustering.assignments(), clustering.k());
-    }
-    let metrics = evaluate(settings, &corpus, &clustering, &vectors, progress)?;
-    Ok(Analysis {
-        scope: Scope::Documents,
-        corpus,
-        vocabulary,
-        // A fit prepares with `Cleaning::Fit`; without rules it cleans markup only.
-        cleaner: fitted.unwrap_or_else(crate::clean::TextCleaner::markup_only),
-        cleaned: Some(cleaned),
-        tfidf,
-        reducer,
-        clustering,
-        k_selection,
-        summary,
-        trends,
-        map,
-        similarity,
-        metrics,
-        fingerprints,
-        drift,
-        next_id,
-        warnings: shaped.warnings,
-        tree: shaped.tree,
-        fine: shaped.fine,
+    // The map is laid out for the fitted topics, which the model places documents into (naming
+    // may merge the reported ones below).
+    let fitted = MapTopics::of(&clustering);
+    let graphed = neighbours(settings, &fitted, &vectors, progress)?;
+    std::thread::scope(|scope| {
+        let layout_job = scope.spawn(|| {
+            let start = std::time::Instant::now();
+            let embedded = settings.map.descend(graphed, settings.cluster.seed());
+            (embedded, start.elapsed().as_secs_f64())
+        });
+        let mut summary = describe(settings, &prepared, &tfidf, &clustering, &reducer, progress)?;
+        let fingerprints = matching::fingerprints(&summary, &prepared.tokens);
+        let (mut drift, next_id) = keep_ids(&mut summary, &fingerprints, previous.as_ref());
+        let shaped = topics::name_and_merge(
+            settings,
+            &mut summary,
+            &mut clustering,
+            None,
+            drift.as_mut(),
+            next_id,
+            progress,
+        );
+        let vocabulary = prepared.tokens.terms.len();
+        let periods = prepared.periods(settings.trends.period);
+        let Prepared {
+            corpus,
+            tokens,
+            fitted: cleaner,
+            cleaned,
+            ..
+        } = prepared;
+        drop(tokens);
+        let (trends, similarity) = trends(&periods, &clustering, progress)?;
+        let metrics = evaluate(settings, &corpus, &clustering, &vectors, progress)?;
+        let (embedded, secs) = layout_job.join().expect("the layout thread does not panic");
+        progress.finished("layout", secs, Some(layout_detail(&embedded)));
+        let mut map = progress.stage(
+            "map",
+            |_| {
+                Ok::<_, PipelineError>(settings.map.finish(
+                    embedded,
+                    vectors.view(),
+                    fitted.topics(),
+                ))
+            },
+            |m: &layout::Map| m.note.clone(),
+        )?;
+        if shaped.fine.is_some() {
+            // The labels go on the reported (merged) topics.
+            map.centres = layout::anchors(&map.documents, clustering.assignments(), clustering.k());
+        }
+        Ok(Analysis {
+            scope: Scope::Documents,
+            corpus,
+            vocabulary,
+            // A fit prepares with `Cleaning::Fit`; without rules it cleans markup only.
+            cleaner: cleaner.unwrap_or_else(crate::clean::TextCleaner::markup_only),
+            cleaned: Some(cleaned),
+            tfidf,
+            reducer,
+            clustering,
+            k_selection,
+            summary,
+            trends,
+            map,
+            similarity,
+            metrics,
+            fingerprints,
+            drift,
+            next_id,
+            warnings: shaped.warnings,
+            tree: shaped.tree,
+            fine: shaped.fine,
+        })
     })
+}
+
+/// Step 1 of the document map (on every core, before the descent goes to a thread of its
+/// own): the sample's neighbour graph.
+fn neighbours(
+    settings: &Settings,
+    fitted: &MapTopics,
+    vectors: &Array2<f32>,
+    progress: &mut Progress,
+) -> Result<layout::Graphed, PipelineError> {
+    progress.stage(
+        "neighbours",
+        |_| {
+            Ok(settings
+                .map
+                .neighbours(vectors.view(), fitted.topics(), settings.cluster.seed()))
+        },
+        |g: &layout::Graphed| match g {
+            Ok(g) => format!(
+                "{} edges in the map's neighbour graph",
+                thousands(g.edges())
+            ),
+            Err(_) => "none: the map is linear".into(),
+        },
+    )
+}
+
+/// What the descent did, for its stage line.
+fn layout_detail(embedded: &layout::Embedded) -> String {
+    match embedded {
+        Ok(_) => "the map's sample laid out (beside describe)".into(),
+        Err(_) => "none: the map is linear".into(),
+    }
+}
+
+/// The fitted topics the map is laid out for.
+struct MapTopics {
+    assignments: Vec<usize>,
+    centroids: Array2<f32>,
+    sizes: Vec<usize>,
+}
+
+impl MapTopics {
+    fn of(clustering: &Clustering) -> MapTopics {
+        MapTopics {
+            assignments: clustering.assignments().to_vec(),
+            centroids: clustering.centroids().clone(),
+            sizes: clustering.sizes().to_vec(),
+        }
+    }
+
+    fn topics(&self) -> layout::Topics<'_> {
+        layout::Topics {
+            assignments: &self.assignments,
+            centroids: self.centroids.view(),
+            sizes: &self.sizes,
+        }
+    }
 }
 
 /// TF-IDF of the prepared documents; documents left without a feature (every word outside the
@@ -207,29 +288,6 @@ fn trends(
             Ok((tr, sim))
         },
         |(t, _): &(Trends, Vec<Vec<f64>>)| format!("{} periods", t.periods.len()),
-    )
-}
-
-/// The document map of the reduced vectors, laid out for the fitted topics of `clustering`.
-fn map(
-    settings: &Settings,
-    clustering: &Clustering,
-    vectors: &Array2<f32>,
-    progress: &mut Progress,
-) -> Result<layout::Map, PipelineError> {
-    progress.stage(
-        "map",
-        |_| -> Result<_, PipelineError> {
-            let topics = layout::Topics {
-                assignments: clustering.assignments(),
-                centroids: clustering.centroids().view(),
-                sizes: clustering.sizes(),
-            };
-            Ok(settings
-                .map
-                .fit(vectors.view(), topics, settings.cluster.seed()))
-        },
-        |m: &layout::Map| m.note.clone(),
     )
 }
 

@@ -168,10 +168,7 @@ pub fn place(
     }
     .with_outlier_floors(placer.floors.clone());
     let map = match &placer.landmarks {
-        Some(l) => l.place(
-            crate::layout::landmarks::unit_rows(vectors.view()).view(),
-            clustering.assignments(),
-        ),
+        Some(l) => l.place(vectors.view(), clustering.assignments()),
         None => vec![[f32::NAN; 2]; vectors.nrows()],
     };
     let features = features.then_some(counts);

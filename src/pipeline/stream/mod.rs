@@ -135,8 +135,10 @@ fn fit_on_sample(
         progress,
     )?;
     let tokenizer = prepared.tokenizer.clone();
+    // Every document is placed on the map in pass 2: the fit lays out its sample only.
     let settings = &Settings {
         tokenize: tokenizer.clone(),
+        map: settings.map.clone().sample_only(),
         ..settings.clone()
     };
     let fit = fit::fit(settings, prepared, previous, progress)?;
