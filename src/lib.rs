@@ -19,6 +19,7 @@ pub mod cluster;
 pub mod config;
 pub mod describe;
 pub mod evaluate;
+pub mod heap;
 pub mod html;
 pub mod ingest;
 pub mod layout;

@@ -6,7 +6,6 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    limit_malloc_arenas();
     let args = topicmap::cli::Args::parse();
     let codes = args.exit_codes;
     match topicmap::cli::dispatch(args) {
@@ -26,20 +25,3 @@ fn main() -> ExitCode {
         }
     }
 }
-
-/// glibc gives each thread that allocates its own heap ("arena"), and memory freed in one arena is
-/// never reused by another. The stages allocate on rayon's threads and free on others, so the
-/// arenas held dead memory at the peak. One shared arena removes that and, with two cores,
-/// costs no measurable time. `MALLOC_ARENA_MAX`, when set, still wins.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn limit_malloc_arenas() {
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-        // SAFETY: mallopt only changes allocator settings; it is called before any thread starts.
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, 1);
-        }
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn limit_malloc_arenas() {}

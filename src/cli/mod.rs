@@ -290,19 +290,31 @@ With --log-format json the error event names the class either way.";
 /// Runs the parsed command.
 pub fn dispatch(args: Args) -> anyhow::Result<()> {
     crate::progress::set_log_format(args.log_format);
-    if let Some(n) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build_global()
-            .ok();
+    // A run decides its heap from its pipeline first (see `crate::heap`); every other command
+    // shares one arena. Both before any thread starts.
+    if let Command::Run(a) = args.command {
+        return run::run(a, args.quiet, args.threads);
     }
+    crate::heap::limit_arenas(1);
+    start_threads(args.threads);
     match args.command {
-        Command::Run(a) => run::run(a, args.quiet),
+        Command::Run(_) => unreachable!("a run was dispatched above"),
         Command::Check(a) => check::check(a, args.quiet),
         Command::Assign(a) => assign::assign(a, args.quiet),
         Command::Report(a) => report::report(a, args.quiet),
         Command::Names(a) => names::names(a),
         Command::Completions(a) => completions::completions(a),
+    }
+}
+
+/// Starts rayon's pool with `--threads N` threads (else it starts, with a thread per core, when
+/// first used).
+fn start_threads(threads: Option<usize>) {
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+            .ok();
     }
 }
 
