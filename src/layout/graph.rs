@@ -1,18 +1,17 @@
 //! The neighbour graph the map is laid out from: UMAP's fuzzy simplicial set.
 //!
 //! Each document's distances to its `k` neighbours are turned into memberships
-//! `exp(-(d - ρ) / σ)`, where `ρ` is the distance to its nearest neighbour and `σ` is found by
-//! bisection so the memberships sum to `log2(k)` (McInnes, Healy & Melville 2018, §3). The
+//! `exp(-(d - ρ) / σ)`, where `ρ` is the distance to its nearest neighbour and `σ` is found so
+//! the memberships sum to `log2(k)` (McInnes, Healy & Melville 2018, §3). The
 //! graph is the fuzzy union of both directions, `a + b - a·b`. The same memberships weight the
 //! neighbours a new document is placed between ([`smooth_weights`]).
 
 use super::knn::Neighbours;
 
-/// Bisection steps for `σ`, at most.
+/// Steps of the search for `σ`, at most.
 const STEPS: usize = 64;
-/// The bisection stops when the memberships sum to `log2(k)` within this share of it (0.1%: the
-/// weights then move a placed document by a thousandth of its neighbours' spread; umap-learn's
-/// absolute 10⁻⁵ takes 22 steps on average against 13 on arXiv's neighbour distances).
+/// The search stops when the memberships sum to `log2(k)` within this share of it (0.1%: the
+/// weights then move a placed document by a thousandth of its neighbours' spread).
 const TOLERANCE: f32 = 1e-3;
 /// Smallest `σ`, relative to the mean neighbour distance (UMAP's `MIN_K_DIST_SCALE`).
 const MIN_SIGMA_SCALE: f32 = 1e-3;
@@ -25,37 +24,50 @@ pub struct Graph {
 }
 
 /// The memberships `exp(-(d - ρ) / σ)` of one document's neighbour distances (ascending).
+///
+/// `σ` is found by Newton's method on the sum of the memberships, which grows with `σ`, kept
+/// inside a bracket that every step narrows (a bisection step whenever Newton's would leave it).
+/// Started from the mean gap `d - ρ`, it needs far fewer steps than umap-learn's plain bisection,
+/// and every step is `k` exponentials for every placed document.
 pub fn smooth_weights(distances: &[f32]) -> Vec<f32> {
     let Some(&rho) = distances.first() else {
         return Vec::new();
     };
-    let target = (distances.len() as f32).log2().max(1e-3);
-    let mean = distances.iter().sum::<f32>() / distances.len() as f32;
-    let weights = |sigma: f32| {
-        distances
-            .iter()
-            .map(move |&d| (-(d - rho).max(0.0) / sigma).exp())
-    };
-    let (mut lo, mut hi, mut sigma) = (0.0f32, f32::INFINITY, 1.0f32);
+    let k = distances.len() as f32;
+    let target = k.log2().max(1e-3);
+    let mean = distances.iter().sum::<f32>() / k;
+    let gaps: Vec<f32> = distances.iter().map(|&d| (d - rho).max(0.0)).collect();
+    let mean_gap = gaps.iter().sum::<f32>() / k;
+    let (mut lo, mut hi) = (0.0f32, f32::INFINITY);
+    let mut sigma = if mean_gap > 0.0 { mean_gap } else { 1.0 };
     for _ in 0..STEPS {
-        let sum: f32 = weights(sigma).sum();
+        // The sum of the memberships, and its slope in σ.
+        let (mut sum, mut slope) = (0.0f32, 0.0f32);
+        for &g in &gaps {
+            let w = (-g / sigma).exp();
+            sum += w;
+            slope += w * g;
+        }
+        slope /= sigma * sigma;
         if (sum - target).abs() < TOLERANCE * target {
             break;
         }
         if sum > target {
             hi = sigma;
-            sigma = (lo + hi) / 2.0;
         } else {
             lo = sigma;
-            sigma = if hi.is_infinite() {
-                sigma * 2.0
-            } else {
-                (lo + hi) / 2.0
-            };
         }
+        let newton = sigma - (sum - target) / slope;
+        sigma = if slope > 0.0 && newton > lo && newton < hi {
+            newton
+        } else if hi.is_finite() {
+            (lo + hi) / 2.0
+        } else {
+            sigma * 2.0
+        };
     }
     let sigma = sigma.max(MIN_SIGMA_SCALE * mean).max(f32::MIN_POSITIVE);
-    weights(sigma).collect()
+    gaps.iter().map(|&g| (-g / sigma).exp()).collect()
 }
 
 /// The fuzzy union of every document's memberships to its neighbours.
@@ -94,6 +106,18 @@ mod tests {
         let sum: f32 = w.iter().sum();
         assert!((sum - 3.0).abs() <= TOLERANCE * 3.0, "sum {sum}");
         assert!(w.windows(2).all(|p| p[0] >= p[1]));
+    }
+
+    #[test]
+    fn equal_or_spread_distances_give_finite_memberships() {
+        assert_eq!(smooth_weights(&[0.3; 6]), vec![1.0; 6]);
+        let w = smooth_weights(&[0.0, 0.01, 0.9, 0.95, 1.0, 1.4]);
+        let sum: f32 = w.iter().sum();
+        assert!(
+            (sum - 6f32.log2()).abs() <= TOLERANCE * 6f32.log2(),
+            "sum {sum}"
+        );
+        assert!(smooth_weights(&[]).is_empty());
     }
 
     #[test]

@@ -53,6 +53,11 @@ impl Best {
         a.0 > b.0 || (a.0 == b.0 && a.1 < b.1)
     }
 
+    /// Empty again, for the next query.
+    fn clear(&mut self) {
+        self.items.fill((f32::NEG_INFINITY, u32::MAX));
+    }
+
     fn offer(&mut self, sim: f32, j: u32) {
         let k = self.items.len();
         if k == 0 || !Self::better((sim, j), self.items[k - 1]) {
@@ -192,19 +197,19 @@ pub fn nearest_in<T: Send>(
         .flat_map_iter(|block| {
             let q = queries.slice(s![block[0]..block[0] + block.len(), ..]);
             let sims = q.dot(&pool.t());
-            let mut found = Vec::with_capacity(k);
+            let (mut b, mut found) = (Best::new(k), Vec::with_capacity(k));
             (0..block.len())
                 .map(|r| {
-                    let mut b = Best::new(k);
+                    b.clear();
                     for (c, &s) in sims.slice(s![r, ..]).iter().enumerate() {
                         b.offer(s, c as u32);
                     }
                     found.clear();
                     found.extend(
                         b.items
-                            .into_iter()
-                            .filter(|&(_, j)| j != u32::MAX)
-                            .map(|(s, j)| (j as usize, s)),
+                            .iter()
+                            .filter(|&&(_, j)| j != u32::MAX)
+                            .map(|&(s, j)| (j as usize, s)),
                     );
                     f(&found)
                 })

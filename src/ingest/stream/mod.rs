@@ -146,6 +146,23 @@ fn read_all(
     Ok(sources)
 }
 
+/// How many documents the inputs hold, as the sample pass knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    /// Every row was read.
+    Exact(usize),
+    /// Estimated from the bytes per row of the windows read.
+    About(usize),
+}
+
+impl Count {
+    pub fn value(self) -> usize {
+        match self {
+            Count::Exact(n) | Count::About(n) => n,
+        }
+    }
+}
+
 /// A seeded sample of `n` of the inputs' documents, in input order, and the number of
 /// documents in the inputs (estimated when the sample is drawn from blocks).
 ///
@@ -159,10 +176,11 @@ pub fn sample(
     seed: u64,
     n: usize,
     progress: impl FnMut(usize),
-) -> Result<(Corpus, usize), IngestError> {
+) -> Result<(Corpus, Count), IngestError> {
     match sample_blocks(inputs, seed, n)? {
-        Some(found) => Ok(found),
-        None => sample_all(inputs, opts, seed, n, progress),
+        Some((corpus, about)) => Ok((corpus, Count::About(about))),
+        None => sample_all(inputs, opts, seed, n, progress)
+            .map(|(corpus, seen)| (corpus, Count::Exact(seen))),
     }
 }
 
@@ -457,7 +475,9 @@ mod tests {
                 sample(std::slice::from_ref(&input), opts, seed, 1000, |_| {}).unwrap();
             (corpus, seen)
         };
-        let (a, seen) = take(7);
+        let (a, Count::About(seen)) = take(7) else {
+            panic!("a sample from windows estimates the count")
+        };
         assert_eq!(a.len(), 1000);
         assert!(
             (30_000..=50_000).contains(&seen),
@@ -488,7 +508,7 @@ mod tests {
             ..input.clone()
         };
         let (_, seen) = sample(&[limited], opts, 7, 1000, |_| {}).unwrap();
-        assert_eq!(seen, 39_000);
+        assert_eq!(seen, Count::Exact(39_000));
     }
 
     #[test]

@@ -24,7 +24,7 @@ use crate::config::Settings;
 use crate::describe::aggregate::Aggregates;
 use crate::describe::matching::{DriftRow, PreviousTopics};
 use crate::evaluate::Metrics;
-use crate::ingest::stream::{self, StreamOptions};
+use crate::ingest::stream::{self, Count, StreamOptions};
 use crate::ingest::{Corpus, Renamed, SourceFile};
 use crate::model::SavedModel;
 use crate::progress::{thousands, Progress};
@@ -105,14 +105,14 @@ pub fn run(
 }
 
 /// Pass 1: a seeded sample of `n` documents, prepared and fitted as a run fits its documents.
-/// Returns the fit, the number of documents streamed and the tokenizer (its language resolved).
+/// Returns the fit, the number of documents in the inputs and the tokenizer (its language resolved).
 fn fit_on_sample(
     settings: &Settings,
     n: usize,
     previous: Option<PreviousTopics>,
     quiet: bool,
     progress: &mut Progress,
-) -> Result<(Analysis, usize, TokenizerValidParams), PipelineError> {
+) -> Result<(Analysis, Count, TokenizerValidParams), PipelineError> {
     let sample = progress.stage(
         "sample",
         |bar| reservoir(settings, n, bar, quiet),
@@ -120,7 +120,7 @@ fn fit_on_sample(
             format!(
                 "{} of {} documents",
                 thousands(s.corpus.len()),
-                thousands(s.seen)
+                counted(s.seen)
             )
         },
     )?;
@@ -217,11 +217,19 @@ fn workbook_head(settings: &Settings) -> usize {
     }
 }
 
+/// A count of documents for the log, "about" when it is estimated.
+fn counted(count: Count) -> String {
+    match count {
+        Count::Exact(n) => thousands(n),
+        Count::About(n) => format!("about {}", thousands(n)),
+    }
+}
+
 /// The sample of pass 1.
 struct Sample {
     corpus: Corpus,
-    /// Documents streamed.
-    seen: usize,
+    /// Documents in the inputs.
+    seen: Count,
 }
 
 /// Pass 1: a seeded sample of `n` documents (see `ingest::stream::sample`), in input order.
@@ -271,7 +279,7 @@ fn assign_all(
     parts_dir: &Path,
     bar: &indicatif::ProgressBar,
     quiet: bool,
-    total: usize,
+    total: Count,
 ) -> Result<Pass, PipelineError> {
     let on_bad = settings.output.on_bad_document;
     let opts = StreamOptions {
@@ -303,7 +311,7 @@ fn assign_all(
                     &format!(
                         "assign    {} of {} documents",
                         thousands(done),
-                        thousands(total)
+                        counted(total)
                     ),
                 );
             }
