@@ -259,8 +259,13 @@ impl MapChart<'_> {
         }
         let muted = self.points.iter().filter(|p| p.muted).count();
         if muted > 0 {
+            let (what, are) = if muted == 1 {
+                ("outlier", "is")
+            } else {
+                ("outliers", "are")
+            };
             notes.push(format!(
-                "{} outlier(s), far from their topic's centre, in grey. Axes have no units.",
+                "{} {what}, far from their topic's centre, {are} in grey. Axes have no units.",
                 group_thousands(muted)
             ));
         } else {

@@ -73,23 +73,9 @@ pub fn fit(
         drop(tokens);
         let (trends, similarity) = trends(&periods, &clustering, progress)?;
         let metrics = evaluate(settings, &corpus, &clustering, &vectors, progress)?;
-        let (embedded, secs) = layout_job.join().expect("the layout thread does not panic");
-        progress.finished("layout", secs, Some(layout_detail(&embedded)));
-        let mut map = progress.stage(
-            "map",
-            |_| {
-                Ok::<_, PipelineError>(settings.map.finish(
-                    embedded,
-                    vectors.view(),
-                    fitted.topics(),
-                ))
-            },
-            |m: &layout::Map| m.note.clone(),
-        )?;
-        if shaped.fine.is_some() {
-            // The labels go on the reported (merged) topics.
-            map.centres = layout::anchors(&map.documents, clustering.assignments(), clustering.k());
-        }
+        let descended = layout_job.join().expect("the layout thread does not panic");
+        let merged = shaped.fine.is_some().then_some(&clustering);
+        let map = finish_map(settings, descended, &vectors, &fitted, merged, progress)?;
         Ok(Analysis {
             scope: Scope::Documents,
             corpus,
@@ -132,20 +118,58 @@ fn neighbours(
                 .neighbours(vectors.view(), fitted.topics(), settings.cluster.seed()))
         },
         |g: &layout::Graphed| match g {
-            Ok(g) => format!(
-                "{} edges in the map's neighbour graph",
-                thousands(g.edges())
-            ),
+            Ok(g) => format!("{} edges between the map's sample", thousands(g.edges())),
             Err(_) => "none: the map is linear".into(),
         },
     )
 }
 
+/// Step 3 of the document map, once the descent (and its seconds) is back: every document
+/// placed, and the labels put on the reported topics (`merged`, when naming merged the fitted
+/// ones).
+fn finish_map(
+    settings: &Settings,
+    (embedded, secs): (layout::Embedded, f64),
+    vectors: &Array2<f32>,
+    fitted: &MapTopics,
+    merged: Option<&Clustering>,
+    progress: &mut Progress,
+) -> Result<layout::Map, PipelineError> {
+    progress.finished("layout", secs, Some(layout_detail(&embedded)));
+    let mut map = progress.stage(
+        "map",
+        |_| {
+            Ok::<_, PipelineError>(
+                settings
+                    .map
+                    .finish(embedded, vectors.view(), fitted.topics()),
+            )
+        },
+        map_detail,
+    )?;
+    if let Some(c) = merged {
+        map.centres = layout::anchors(&map.documents, c.assignments(), c.k());
+    }
+    Ok(map)
+}
+
 /// What the descent did, for its stage line.
 fn layout_detail(embedded: &layout::Embedded) -> String {
     match embedded {
-        Ok(_) => "the map's sample laid out (beside describe)".into(),
+        Ok(_) => "the map's sample, beside describe".into(),
         Err(_) => "none: the map is linear".into(),
+    }
+}
+
+/// How the map was made, in a stage line's few words (the chart's note says it in full).
+fn map_detail(map: &layout::Map) -> String {
+    match &map.landmarks {
+        Some(l) => format!(
+            "{} embedded, {} placed among them",
+            thousands(l.coords.len()),
+            thousands(map.documents.len().saturating_sub(l.coords.len()))
+        ),
+        None => map.note.clone(),
     }
 }
 
