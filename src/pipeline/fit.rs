@@ -164,11 +164,15 @@ fn layout_detail(embedded: &layout::Embedded) -> String {
 /// How the map was made, in a stage line's few words (the chart's note says it in full).
 fn map_detail(map: &layout::Map) -> String {
     match &map.landmarks {
-        Some(l) => format!(
-            "{} embedded, {} placed among them",
-            thousands(l.coords.len()),
-            thousands(map.documents.len().saturating_sub(l.coords.len()))
-        ),
+        Some(l) => {
+            // A streaming run's fit places no one: its documents are placed as they stream.
+            let on_map = map.documents.iter().filter(|p| p[0].is_finite()).count();
+            format!(
+                "{} embedded, {} placed among them",
+                thousands(l.coords.len()),
+                thousands(on_map.saturating_sub(l.coords.len()))
+            )
+        }
         None => map.note.clone(),
     }
 }
