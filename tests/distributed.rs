@@ -508,12 +508,24 @@ fn a_streaming_run_assigns_every_document_and_reports_from_all_of_them() {
         out("r").to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Both draw the model's landmarks as their document map, and say so.
+    for dir in [out("s1"), out("r")] {
+        let run: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+        assert_eq!(run["map"]["method"], "umap", "{}", run["map"]);
+        assert!(
+            run["map"]["note"].as_str().unwrap().contains("landmarks"),
+            "{}",
+            run["map"]["note"]
+        );
+    }
     for f in [
         "topics.csv",
         "terms.csv",
         "topic_trends.csv",
         "trends.csv",
         "topic_tree.csv",
+        "charts/document_map.svg",
     ] {
         assert_eq!(
             fs::read(out("s1").join(f)).unwrap(),

@@ -138,6 +138,35 @@ pub struct Map {
     pub note: String,
     /// The embedded documents new ones are placed among (none for a linear map).
     pub landmarks: Option<Landmarks>,
+    /// Each point's topic index when the points are not the run's documents (a report from
+    /// sums draws the model's landmarks, [`landmarks_only`]); `None`: the points are the
+    /// documents, in the clustering's topics.
+    pub topics: Option<Vec<usize>>,
+}
+
+/// The map of a report built from sums, which has no documents to draw: the model's landmarks
+/// (a seeded sample of the documents it was fitted on, laid out by the fit), each in its
+/// reported topic (`reported[t]` for the model's topic `t`, of `k` reported topics). A landmark
+/// whose topic the model does not have is left out.
+pub fn landmarks_only(saved: &SavedLandmarks, reported: &[usize], k: usize) -> Map {
+    let (documents, topics): (Vec<[f32; 2]>, Vec<usize>) = saved
+        .coords
+        .iter()
+        .zip(&saved.topics)
+        .filter_map(|(&p, &t)| reported.get(t as usize).map(|&r| (p, r)))
+        .filter(|&(_, r)| r < k)
+        .unzip();
+    Map {
+        centres: anchors(&documents, &topics, k),
+        note: format!(
+            "UMAP of the model's {} landmarks, a seeded sample of the documents it was fitted on; every document's own place is in the documents table (map_x, map_y).",
+            thousands(documents.len())
+        ),
+        documents,
+        method: MapMethod::Umap,
+        landmarks: None,
+        topics: Some(topics),
+    }
 }
 
 /// The clustering the map is laid out for.
@@ -273,6 +302,7 @@ impl MapValidParams {
             method: MapMethod::Umap,
             note,
             landmarks: Some(landmarks),
+            topics: None,
         }
     }
 }
@@ -286,6 +316,7 @@ fn linear_map(vectors: ArrayView2<f32>, topics: Topics<'_>, note: String) -> Map
         method: MapMethod::Linear,
         note,
         landmarks: None,
+        topics: None,
     }
 }
 

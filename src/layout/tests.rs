@@ -179,3 +179,25 @@ fn bad_parameters_are_refused() {
         Err(MapParamsError::Sample(10))
     );
 }
+
+#[test]
+fn a_report_from_sums_draws_the_landmarks_in_their_reported_topics() {
+    let saved = SavedLandmarks {
+        k: 2,
+        topics: vec![0, 1, 2, 2, 7],
+        coords: vec![[0.0, 0.0], [1.0, 1.0], [5.0, 5.0], [6.0, 6.0], [9.0, 9.0]],
+        vectors: vec![vec![1, 0]; 5],
+    };
+    // Model topics 1 and 2 merged into reported topic 1; topic 7 is not the model's.
+    let map = landmarks_only(&saved, &[0, 1, 1], 2);
+    assert_eq!(
+        map.documents.len(),
+        4,
+        "the landmark of an unknown topic is left out"
+    );
+    assert_eq!(map.topics, Some(vec![0, 1, 1, 1]));
+    assert_eq!(map.centres.len(), 2);
+    assert_eq!(map.centres[0], [0.0, 0.0]);
+    assert!(map.note.contains("4 landmarks"), "{}", map.note);
+    assert_eq!(map.method, MapMethod::Umap);
+}

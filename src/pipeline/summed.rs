@@ -4,8 +4,8 @@
 //! streaming run ends. The topics are the model's (same ids, same centroids); their sizes,
 //! terms, labels, representatives, trends and label scores come from the sums over every
 //! document, through the same describe rules as a run ([`describe_sums`]), then named and merged
-//! as a fit's are ([`super::topics`]). What needs each document (the document map, silhouette,
-//! inertia, phrases) is left out.
+//! as a fit's are ([`super::topics`]). What needs each document (silhouette, inertia,
+//! phrases) is left out; the document map shows the model's landmarks.
 
 use super::{topics, PipelineError};
 use crate::cluster::Clustering;
@@ -54,6 +54,17 @@ pub fn analysis(
     let similarity = similarity::centroid_similarity(clustering.centroids().view());
     let metrics = metrics_from_sums(&agg, &shaped.merged_into, k)?;
     let corpus = corpus_from_sums(&agg, &reps, trends.timed);
+    let map = match &model.map {
+        Some(saved) => layout::landmarks_only(saved, &shaped.merged_into, k),
+        None => layout::Map {
+            documents: Vec::new(),
+            centres: Vec::new(),
+            method: layout::MapMethod::Linear,
+            note: "The model keeps no map landmarks (a linear map), so this report has no document map.".into(),
+            landmarks: None,
+            topics: None,
+        },
+    };
     let fingerprints = model.topics.iter().map(|t| t.terms.clone()).collect();
     let next_id = model.next_id;
     let cleaner = model.cleaner().clone();
@@ -72,13 +83,7 @@ pub fn analysis(
         k_selection: None,
         summary,
         trends,
-        map: layout::Map {
-            documents: Vec::new(),
-            centres: Vec::new(),
-            method: layout::MapMethod::Linear,
-            note: "A report from sums has no document map.".into(),
-            landmarks: None,
-        },
+        map,
         similarity,
         metrics,
         fingerprints,

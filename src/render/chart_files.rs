@@ -52,7 +52,7 @@ pub fn draw_charts(
     // The document map (a dot per document) takes longest: it is drawn on another thread while
     // the other charts are drawn here. A report from summed counts has no documents to place.
     let (map, first) = rayon::join(
-        || a.per_document().then(|| document_map(style, a, dir)),
+        || (a.per_document() || a.map.topics.is_some()).then(|| document_map(style, a, dir)),
         || -> Result<Vec<DrawnChart>, RenderError> {
             // Trend charts first: they tell the story.
             Ok(vec![
@@ -190,15 +190,18 @@ fn top_terms(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChart,
 }
 
 /// Every document at its place on the map, coloured by topic (outliers muted), each topic's
-/// label on its region.
+/// label on its region; for a report from sums, the model's landmarks (none muted).
 fn document_map(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChart, RenderError> {
     let topics = &a.summary.topics;
-    let outliers = a.clustering.outliers();
+    let (assigned, outliers) = match &a.map.topics {
+        Some(t) => (t.as_slice(), vec![false; t.len()]),
+        None => (a.clustering.assignments(), a.clustering.outliers()),
+    };
     let points: Vec<chart::MapPoint> = a
         .map
         .documents
         .iter()
-        .zip(a.clustering.assignments())
+        .zip(assigned)
         .zip(&outliers)
         .map(|((p, &t), &muted)| chart::MapPoint {
             x: p[0],
@@ -222,7 +225,12 @@ fn document_map(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnCha
     Ok(DrawnChart::new(
         "document_map",
         format!(
-            "Every document on the map, coloured by topic: documents that share words sit together. {}",
+            "{} on the map, coloured by topic: documents that share words sit together. {}",
+            if a.map.topics.is_some() {
+                "A sample of the documents"
+            } else {
+                "Every document"
+            },
             a.map.note
         ),
         chart::document_map(dir, style, &points, &centres, &a.map.note)?,

@@ -65,9 +65,10 @@ fn report_data(
 }
 
 /// The document map for the page: every document's place, topic, outlier flag and title, and
-/// each topic's label anchor. `None` when no document has a place (a report from sums).
+/// each topic's label anchor. `None` when the documents are not here (a report from sums,
+/// whose static map shows the model's landmarks, which have no titles).
 fn report_map(a: &Analysis) -> Option<ReportMap> {
-    if a.map.documents.is_empty() {
+    if a.map.documents.is_empty() || a.map.topics.is_some() {
         return None;
     }
     let topics = &a.summary.topics;
