@@ -36,6 +36,9 @@ const EPOCHS: usize = 100;
 /// Landmarks the model keeps, for placing documents later.
 pub const MODEL_LANDMARKS: usize = 5_000;
 
+/// The longer side of the frame map coordinates are written in (see `to_frame`).
+const FRAME: f32 = 100.0;
+
 /// How the map is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -248,13 +251,14 @@ impl MapValidParams {
     /// for a linear map instead.
     pub fn descend(&self, graphed: Graphed, seed: u64) -> Embedded {
         let g = graphed?;
-        let coords: Vec<[f32; 2]> = embed::optimize(&g.graph, g.init, EPOCHS, seed)
+        let mut coords: Vec<[f32; 2]> = embed::optimize(&g.graph, g.init, EPOCHS, seed)
             .into_iter()
             .map(|p| [p[0] as f32, p[1] as f32])
             .collect();
         if degenerate(&coords) {
             return Err("Linear projection on the topic centroids' two main axes: the embedding collapsed to one point.".into());
         }
+        to_frame(&mut coords);
         Ok(SampleLayout {
             sample: g.sample,
             sampled: g.sampled,
@@ -309,7 +313,8 @@ impl MapValidParams {
 
 /// The map as the linear projection, with `note` saying why.
 fn linear_map(vectors: ArrayView2<f32>, topics: Topics<'_>, note: String) -> Map {
-    let p = linear::project(vectors, topics.centroids, topics.sizes);
+    let mut p = linear::project(vectors, topics.centroids, topics.sizes);
+    to_frame(&mut p.documents);
     Map {
         centres: anchors(&p.documents, topics.assignments, topics.centroids.nrows()),
         documents: p.documents,
@@ -373,6 +378,33 @@ fn degenerate(points: &[[f32; 2]]) -> bool {
         hi - lo
     };
     bad || (points.len() > 1 && span(0).max(span(1)) < 1e-6)
+}
+
+/// Moves and scales `points` (uniformly, so distances keep their ratios) into the frame every
+/// map is written in: the lowest x and y are 0 and the longer side is [`FRAME`] long. So no
+/// coordinate is negative: a spreadsheet would take a cell such as `-0.23` for a formula's
+/// start, and a document placed among landmarks (their weighted mean) stays in the frame too.
+/// Points that are not finite (not placed) are left as they are.
+fn to_frame(points: &mut [[f32; 2]]) {
+    let finite = || {
+        points
+            .iter()
+            .filter(|p| p[0].is_finite() && p[1].is_finite())
+    };
+    let lo = |axis: usize| finite().map(|p| p[axis]).fold(f32::INFINITY, f32::min);
+    let hi = |axis: usize| finite().map(|p| p[axis]).fold(f32::NEG_INFINITY, f32::max);
+    let (x0, y0) = (lo(0), lo(1));
+    if !x0.is_finite() {
+        return;
+    }
+    let side = (hi(0) - x0).max(hi(1) - y0);
+    let scale = if side > 0.0 { FRAME / side } else { 1.0 };
+    for p in points
+        .iter_mut()
+        .filter(|p| p[0].is_finite() && p[1].is_finite())
+    {
+        *p = [(p[0] - x0) * scale, (p[1] - y0) * scale];
+    }
 }
 
 /// Every document's place: the embedded ones where the embedding put them, the others among

@@ -201,3 +201,28 @@ fn a_report_from_sums_draws_the_landmarks_in_their_reported_topics() {
     assert!(map.note.contains("4 landmarks"), "{}", map.note);
     assert_eq!(map.method, MapMethod::Umap);
 }
+
+/// Every point is in the frame: no coordinate below 0 (a spreadsheet would read `-0.2` as a
+/// formula's start), the longer side [`FRAME`] long.
+fn assert_in_frame(points: &[[f32; 2]]) {
+    assert!(points
+        .iter()
+        .all(|p| p[0] >= 0.0 && p[1] >= 0.0 && !p[0].is_sign_negative()));
+    let side = |axis: usize| points.iter().map(|p| p[axis]).fold(0.0f32, f32::max);
+    assert!(
+        (side(0).max(side(1)) - FRAME).abs() < 1e-3,
+        "{}",
+        side(0).max(side(1))
+    );
+}
+
+#[test]
+fn every_map_is_written_in_a_frame_without_negative_coordinates() {
+    let (x, topic, c) = groups(3, 60, 8);
+    let umap = MapParams::new().sample(100).check().unwrap();
+    let map = fit(umap, &x, &topic, &c);
+    assert_eq!(map.method, MapMethod::Umap);
+    assert_in_frame(&map.documents);
+    let linear = MapParams::new().method(MapMethod::Linear).check().unwrap();
+    assert_in_frame(&fit(linear, &x, &topic, &c).documents);
+}
