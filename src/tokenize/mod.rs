@@ -58,10 +58,6 @@ use rustc_hash::FxHashMap;
 /// Documents per chunk in parallel passes. Fixed, so results never depend on the thread count.
 pub const CHUNK: usize = 2048;
 
-/// Documents per chunk when interning words: small enough that a chunk's word table stays in
-/// the core's own cache. The ids do not depend on it (first sight, chunk after chunk).
-const WORD_CHUNK: usize = 1024;
-
 /// A segmenter followed by a chain of filters.
 #[derive(Debug)]
 pub struct Analyzer {
@@ -258,7 +254,7 @@ impl TokenizedCorpus {
 
     /// As [`Self::build`], on plain texts.
     ///
-    /// Three phases: each chunk of [`WORD_CHUNK`] documents interns its words locally (in parallel);
+    /// Three phases: each chunk of [`CHUNK`] documents interns its words locally (in parallel);
     /// the chunk vocabularies are merged in chunk order into global word ids, which replace the
     /// local ones; then the chain runs once per distinct word (in parallel) and the terms are
     /// interned in word order, each shown by its most frequent surface.
@@ -268,7 +264,7 @@ impl TokenizedCorpus {
         }
         // Phase 1, parallel: intern each chunk's words locally.
         let chunks: Vec<ChunkWords> = texts
-            .par_chunks(WORD_CHUNK)
+            .par_chunks(CHUNK)
             .map(|docs| ChunkWords::intern(docs, &analyzer.segmenter))
             .collect();
         // Phase 2, in chunk order: global word ids.
