@@ -50,7 +50,8 @@ pub fn draw_charts(
         source,
     })?;
     // The document map (a dot per document) takes longest: it is drawn on another thread while
-    // the other charts are drawn here. A report from summed counts has no documents to place.
+    // the other charts are drawn here. A report from sums draws the model's landmarks instead
+    // (see `layout::landmarks_only`).
     let (map, first) = rayon::join(
         || (a.per_document() || a.map.topics.is_some()).then(|| document_map(style, a, dir)),
         || -> Result<Vec<DrawnChart>, RenderError> {
