@@ -92,35 +92,18 @@ pub fn document_map(
     )
 }
 
-/// The 0.5% and 99.5% quantiles of the finite values, widened by 5% of the
-/// span each side (a unit span when all values are equal).
+/// The map's central range ([`crate::layout::central_range`]), widened by 5% of the span each
+/// side (a unit span when all values are equal).
 fn quantile_bounds(vals: impl Iterator<Item = f32>) -> (f32, f32) {
-    let mut v: Vec<f32> = vals.filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
+    let Some((lo, hi)) = crate::layout::central_range(vals) else {
         return (0.0, 1.0);
-    }
-    v.sort_by(f32::total_cmp);
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
-    let (lo, hi) = (at(0.005), at(0.995));
+    };
     let span = hi - lo;
     if span > 0.0 {
         (lo - span * 0.05, hi + span * 0.05)
     } else {
         (lo - 0.5, hi + 0.5)
     }
-}
-
-/// Indices to draw: all when `n <= cap`, else `floor(j * n / cap)` for
-/// `j in 0..cap` (evenly spaced, deterministic).
-pub(crate) fn subsample(n: usize, cap: usize) -> impl Iterator<Item = usize> {
-    let take = n.min(cap);
-    (0..take).map(move |j| {
-        if n <= cap {
-            j
-        } else {
-            (j as u128 * n as u128 / cap as u128) as usize
-        }
-    })
 }
 
 struct MapChart<'p> {
@@ -305,7 +288,7 @@ impl MapChart<'_> {
         };
         // Outliers first, muted, so the topics' colours lie on top.
         for muted in [true, false] {
-            for i in subsample(n, MAX_MAP_POINTS) {
+            for i in crate::layout::even_indices(n, MAX_MAP_POINTS) {
                 let Some(p) = self
                     .points
                     .get(i)
@@ -396,16 +379,6 @@ fn draw_label<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn subsample_is_even_and_capped() {
-        let v: Vec<usize> = subsample(10, 4).collect();
-        // floor(j * 10 / 4) for j = 0..4
-        assert_eq!(v, vec![0, 2, 5, 7]);
-        let all: Vec<usize> = subsample(3, 4).collect();
-        assert_eq!(all, vec![0, 1, 2]);
-        assert_eq!(subsample(1_000_000, MAX_MAP_POINTS).count(), MAX_MAP_POINTS);
-    }
 
     #[test]
     fn labels_do_not_overlap_even_when_anchors_coincide() {

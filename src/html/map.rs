@@ -170,22 +170,15 @@ fn script_safe(json: &str) -> String {
     s
 }
 
-/// The 0.5% and 99.5% quantiles of each axis over the finite points (as the static chart
-/// frames its view), so a few far points do not squash the rest.
+/// Each axis's central range over the finite points ([`crate::layout::central_range`], as the
+/// static chart frames its view), so a few far points do not squash the rest.
 fn bounds(map: &super::ReportMap) -> ((f32, f32), (f32, f32)) {
-    let axis = |f: fn(&super::ReportMapPoint) -> f32| {
-        let mut v: Vec<f32> = map.points.iter().map(f).filter(|x| x.is_finite()).collect();
-        if v.is_empty() {
-            return (0.0, 1.0);
-        }
-        v.sort_by(f32::total_cmp);
-        let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
-        let (lo, hi) = (at(0.005), at(0.995));
-        if hi > lo {
-            (lo, hi)
-        } else {
-            (lo - 0.5, lo + 0.5)
-        }
+    let axis = |f: fn(&super::ReportMapPoint) -> f32| match crate::layout::central_range(
+        map.points.iter().map(f),
+    ) {
+        None => (0.0, 1.0),
+        Some((lo, hi)) if hi > lo => (lo, hi),
+        Some((lo, _)) => (lo - 0.5, lo + 0.5),
     };
     (axis(|p| p.x), axis(|p| p.y))
 }

@@ -107,7 +107,7 @@ impl Landmarks {
     /// At most `cap` of the landmarks, evenly spread over them, quantized for model.json.
     pub fn save(&self, cap: usize) -> SavedLandmarks {
         let n = self.coords.len();
-        let keep: Vec<usize> = (0..n.min(cap)).map(|j| j * n / n.min(cap).max(1)).collect();
+        let keep: Vec<usize> = super::even_indices(n, cap).collect();
         SavedLandmarks {
             k: self.k,
             topics: keep.iter().map(|&i| self.topics[i] as u32).collect(),

@@ -434,6 +434,27 @@ fn place_rest(
     out
 }
 
+/// At most `cap` of the indices `0..n`, evenly spread: all when `n <= cap`, else
+/// `floor(j * n / cap)` for `j in 0..cap` (deterministic). The one rule for the landmarks a
+/// model keeps, the points a label anchor is chosen among, and the points a chart draws.
+pub fn even_indices(n: usize, cap: usize) -> impl Iterator<Item = usize> {
+    let take = n.min(cap);
+    (0..take).map(move |j| (j as u128 * n as u128 / take as u128) as usize)
+}
+
+/// The 0.5% and 99.5% quantiles of the finite values (`None` when there are none): the view of
+/// a map, so that a few far points do not squash the rest. The static chart and the report's
+/// interactive map frame their views with it.
+pub fn central_range(vals: impl Iterator<Item = f32>) -> Option<(f32, f32)> {
+    let mut v: Vec<f32> = vals.filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f32::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    Some((at(0.005), at(0.995)))
+}
+
 /// Points of a topic the anchor is chosen among (evenly spread), and compared with.
 const ANCHOR_POINTS: usize = 400;
 
@@ -444,8 +465,8 @@ pub fn anchors(points: &[[f32; 2]], topic_of: &[usize], topics: usize) -> Vec<[f
         .iter()
         .map(|rows| {
             let m = rows.len();
-            let pick: Vec<[f32; 2]> = (0..m.min(ANCHOR_POINTS))
-                .map(|j| points[rows[j * m / m.min(ANCHOR_POINTS)]])
+            let pick: Vec<[f32; 2]> = even_indices(m, ANCHOR_POINTS)
+                .map(|j| points[rows[j]])
                 .filter(|p| p[0].is_finite() && p[1].is_finite())
                 .collect();
             let cost = |a: &[f32; 2]| -> f64 {

@@ -226,3 +226,13 @@ fn every_map_is_written_in_a_frame_without_negative_coordinates() {
     let linear = MapParams::new().method(MapMethod::Linear).check().unwrap();
     assert_in_frame(&fit(linear, &x, &topic, &c).documents);
 }
+
+#[test]
+fn even_indices_are_evenly_spread_and_capped() {
+    // floor(j * 10 / 4) for j = 0..4
+    assert_eq!(even_indices(10, 4).collect::<Vec<_>>(), vec![0, 2, 5, 7]);
+    assert_eq!(even_indices(3, 4).collect::<Vec<_>>(), vec![0, 1, 2]);
+    assert_eq!(even_indices(0, 4).count(), 0);
+    assert_eq!(even_indices(1_000_000, 20_000).count(), 20_000);
+    assert_eq!(even_indices(1_000_000, 20_000).last(), Some(999_950));
+}
