@@ -41,6 +41,7 @@ def main():
     from sklearn.preprocessing import normalize
 
     cols = a.text.split(",")
+    csv.field_size_limit(sys.maxsize)  # 20 Newsgroups has posts over csv's 128 KiB default
     docs = {}
     with open(a.corpus, encoding="utf-8-sig", newline="") as f:
         for r in csv.DictReader(f):
