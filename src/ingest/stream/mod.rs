@@ -155,14 +155,6 @@ pub enum Count {
     About(usize),
 }
 
-impl Count {
-    pub fn value(self) -> usize {
-        match self {
-            Count::Exact(n) | Count::About(n) => n,
-        }
-    }
-}
-
 /// A seeded sample of `n` of the inputs' documents, in input order, and the number of
 /// documents in the inputs (estimated when the sample is drawn from blocks).
 ///
