@@ -4,7 +4,9 @@
 //! (see [`super::seeding`]; scikit-learn's seeding, better than linfa's plain k-means++) and linfa
 //! runs Lloyd's iterations from them. Each restart runs [`SCREEN_ITER`] passes, and the one with
 //! the lowest inertia then runs on to convergence (a lone restart runs to convergence at once).
-//! Above that, linfa's mini-batch k-means (`fit_with`) runs with its own k-means++ on the first batch. Both
+//! Above that, linfa's mini-batch k-means (`fit_with`) runs with its own k-means++ on the first
+//! batch, and when asked ([`KMeansParams::polish`]) Lloyd passes of our own carry its centroids
+//! towards a local optimum. Both
 //! draw from one seeded Xoshiro256Plus generator; linfa's default seeding, k-means||, samples in
 //! parallel with per-thread seeds, so results would depend on the thread count. Two facts of
 //! linfa 0.8.1 are handled here: `cluster_count()` reflects the last run rather than the best, so
@@ -30,6 +32,11 @@ pub const OUTLIER_Z: f64 = 3.5;
 /// Lloyd passes each restart runs before the best one is chosen and run to convergence.
 pub const SCREEN_ITER: u64 = 20;
 
+/// Polished mini-batch centroids (see [`KMeansParams::polish`]): Lloyd passes at most, over an
+/// even sample of at most this many rows.
+pub const POLISH_PASSES: usize = 100;
+pub const POLISH_ROWS: usize = 100_000;
+
 /// k-means parameters. Build with [`KMeansParams::new`], validate with [`KMeansParams::check`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct KMeansParams {
@@ -39,6 +46,7 @@ pub struct KMeansParams {
     max_iter: u64,
     tolerance: f64,
     minibatch_above: usize,
+    polish: bool,
 }
 
 /// Checked parameters.
@@ -89,6 +97,7 @@ impl KMeansParams {
             max_iter: 300,
             tolerance: 1e-4,
             minibatch_above: 50_000,
+            polish: false,
         }
     }
     pub fn seed(mut self, seed: u64) -> Self {
@@ -109,6 +118,15 @@ impl KMeansParams {
     }
     pub fn minibatch_above(mut self, n: usize) -> Self {
         self.minibatch_above = n;
+        self
+    }
+    /// Whether mini-batch centroids go on to Lloyd passes (default no): at most
+    /// [`POLISH_PASSES`], over an even sample of at most [`POLISH_ROWS`] rows, until no row
+    /// changes topic. Mini-batch stops where its running averages stop moving, short of a
+    /// local optimum; the passes reach one. Worth it where the centroids decide the topics of
+    /// far more documents than they were fitted on (a streaming run's sample).
+    pub fn polish(mut self, on: bool) -> Self {
+        self.polish = on;
         self
     }
     /// The same parameters with another k.
@@ -157,7 +175,14 @@ impl KMeansValidParams {
                 .n_runs(p.runs)
                 .max_n_iterations(p.max_iter)
                 .tolerance(p.tolerance as f32);
-            fit_minibatch(params, x, p.seed)?.centroids().to_owned()
+            let centroids = fit_minibatch(params, x, p.seed)?.centroids().to_owned();
+            if p.polish {
+                let rows: Vec<usize> =
+                    crate::layout::even_indices(x.nrows(), POLISH_ROWS).collect();
+                polish(centroids, x.select(Axis(0), &rows).view(), POLISH_PASSES)
+            } else {
+                centroids
+            }
         } else {
             self.fit_full(x, &mut rng)?
         };
@@ -254,6 +279,60 @@ fn fit_minibatch(
         }
     }
     model.ok_or(ClusterError::NoDocuments)
+}
+
+/// Rows per block of [`polish`]'s sums.
+const POLISH_BLOCK: usize = 8192;
+
+/// Lloyd passes from `centroids` over the rows of `x`, until no row changes topic or after
+/// `passes` passes. A topic left without rows keeps its centroid. Each pass is one product of
+/// the rows with the centroids (see [`nearest`]) and the means, summed in row order in `f64`,
+/// so the result does not depend on the thread count.
+fn polish(mut centroids: Array2<f32>, x: ArrayView2<f32>, passes: usize) -> Array2<f32> {
+    let (k, d) = centroids.dim();
+    let mut assigned: Vec<usize> = Vec::new();
+    for _ in 0..passes {
+        let (now, _) = nearest(centroids.view(), x);
+        if now == assigned {
+            break;
+        }
+        // Sums per block of rows in parallel, added in block order: the same at any thread count.
+        let blocks: Vec<(Array2<f64>, Vec<usize>)> = x
+            .axis_chunks_iter(Axis(0), POLISH_BLOCK)
+            .into_par_iter()
+            .zip(now.par_chunks(POLISH_BLOCK))
+            .map(|(rows, topics)| {
+                let mut sums = Array2::<f64>::zeros((k, d));
+                let mut counts = vec![0usize; k];
+                for (row, &c) in rows.outer_iter().zip(topics) {
+                    counts[c] += 1;
+                    sums.row_mut(c)
+                        .iter_mut()
+                        .zip(row.iter())
+                        .for_each(|(s, &v)| *s += f64::from(v));
+                }
+                (sums, counts)
+            })
+            .collect();
+        let mut sums = Array2::<f64>::zeros((k, d));
+        let mut counts = vec![0usize; k];
+        for (s, c) in blocks {
+            sums += &s;
+            counts.iter_mut().zip(c).for_each(|(a, b)| *a += b);
+        }
+        for (c, &n) in counts.iter().enumerate() {
+            if n > 0 {
+                let inv = 1.0 / n as f64;
+                centroids
+                    .row_mut(c)
+                    .iter_mut()
+                    .zip(sums.row(c).iter())
+                    .for_each(|(m, &s)| *m = (s * inv) as f32);
+            }
+        }
+        assigned = now;
+    }
+    centroids
 }
 
 /// The result of clustering: centroids, and each document's topic and distance to its centroid.
@@ -730,6 +809,43 @@ mod tests {
             .zip(c.assignments())
             .filter(|(a, b)| a != b)
             .count()
+    }
+
+    #[test]
+    fn polished_minibatch_centroids_settle_and_do_not_depend_on_threads() {
+        let x = cube(6000, 5);
+        let fit = |polish: bool| {
+            KMeansParams::new(30)
+                .seed(5)
+                .minibatch_above(1000)
+                .polish(polish)
+                .check()
+                .unwrap()
+                .fit(x.view())
+                .unwrap()
+        };
+        let (plain, polished) = (fit(false), fit(true));
+        assert!(
+            polished.inertia() < plain.inertia(),
+            "polished inertia {} against {}",
+            polished.inertia(),
+            plain.inertia()
+        );
+        // Fewer than POLISH_ROWS rows: every row is in the passes, which stop when none moves
+        // (or after POLISH_PASSES).
+        let (m_plain, m_polished) = (movers(&plain, x.view()), movers(&polished, x.view()));
+        assert!(
+            m_polished * 10 <= m_plain.max(1),
+            "{m_polished} documents still nearer another mean, against {m_plain} unpolished"
+        );
+        let in_pool = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| fit(true))
+        };
+        assert_eq!(in_pool(1), in_pool(3));
     }
 
     #[test]

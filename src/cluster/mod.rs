@@ -260,7 +260,13 @@ impl ClusterValidParams {
                 (sel.chosen, Some(sel))
             }
         };
-        let clustering = base.with_k(k).check()?.fit(x)?;
+        // A streaming run's sample decides the topics of every document: its centroids are
+        // polished (the k sweep's are not, as it refits the winner).
+        let clustering = base
+            .with_k(k)
+            .polish(p.fit_sample.is_some())
+            .check()?
+            .fit(x)?;
         if p.refine_iter > 0 && n <= p.minibatch_above {
             on_step("refining topics on the TF-IDF vectors");
             return Ok((clustering.refine(x, terms, p.refine_iter), selection));
