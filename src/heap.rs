@@ -1,34 +1,83 @@
-//! The heap: how many glibc malloc arenas the process's threads share.
+//! The heap: topicmap allocates through mimalloc (`src/main.rs`), told how to hand memory back
+//! by the kind of run.
 //!
-//! glibc gives each thread that allocates a heap ("arena") of its own, up to eight per core, and
-//! memory freed in one arena is never reused by another. The stages of an in-memory run
-//! allocate on rayon's threads and free on others, so many arenas held dead memory at the peak:
-//! one shared arena removes that and, with two cores, costs no measurable time.
+//! A streaming run allocates and frees a chunk's worth of texts, tokens and tables per chunk,
+//! on a reader thread, the worker threads and a sink at once. glibc's malloc spent a tenth of
+//! that run's CPU time in its arenas' locks and lists and in zeroing pages it had returned to
+//! the system and took back a chunk later. mimalloc keeps a heap per thread, and a streaming
+//! run tells it never to return freed memory ([`Workload::Streaming`]): the next chunk reuses
+//! it. The run's memory is bounded by its chunk and sample anyway.
 //!
-//! A streaming run is different: a reader thread parses the next chunk, the worker threads
-//! clean, tokenize and place the current one, and a sink writes the one before, all allocating
-//! at once. On one arena they queue for its lock (a sixth of the assign pass's CPU time went to
-//! the lock's futex on a 1M-document run); two arenas remove most of the waiting for a little
-//! more memory, which a streaming run bounds anyway (docs/benchmarks.md has the figures).
+//! Every other command holds its corpus whole: there the peak matters more than the churn, so
+//! mimalloc returns freed memory after 10 ms and commits its arenas only as pages are
+//! used ([`Workload::Whole`]; committed whole, arXiv's peak was half as large again), which
+//! keeps the peak near glibc's. docs/benchmarks.md has the figures for both.
 //!
-//! glibc fixes the number of arenas when a second thread first allocates, so [`limit_arenas`]
-//! is called once, before any thread starts. `MALLOC_ARENA_MAX`, when set, still wins.
+//! `MIMALLOC_PURGE_DELAY` and `MIMALLOC_ARENA_EAGER_COMMIT`, when set, still win.
 
-/// Arenas for a streaming run (reader, workers and sink allocate at once).
-pub const STREAMING_ARENAS: usize = 2;
+use std::ffi::CStr;
+use std::os::raw::{c_int, c_long};
 
-/// Lets the process's threads share at most `n` malloc arenas (glibc on Linux; elsewhere
-/// nothing). Call it before any thread starts: glibc reads the limit once.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub fn limit_arenas(n: usize) {
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-        // SAFETY: mallopt only changes allocator settings; the callers call it before any
-        // thread starts.
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, n.clamp(1, 64) as libc::c_int);
+/// mimalloc v3's option numbers (`mi_option_e` in its `include/mimalloc.h`; the sys crate
+/// names only the options v2 and v3 share).
+const ARENA_EAGER_COMMIT: c_int = 4;
+const PURGE_DELAY: c_int = 15;
+/// How long a command that holds its corpus whole lets mimalloc keep freed memory, in
+/// milliseconds (mimalloc v3's own default is 1,000; `include/mimalloc.h` still says 10).
+const WHOLE_PURGE_DELAY_MS: c_long = 10;
+
+/// How a command uses memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// The corpus held whole: return freed memory soon (a lower peak).
+    Whole,
+    /// Chunk after chunk of about the same size: keep freed memory for the next one.
+    Streaming,
+}
+
+/// Tunes mimalloc for `workload`. `main` calls it for [`Workload::Whole`] before the first
+/// allocation (mimalloc reads how to commit its arenas when it makes the first one); a streaming
+/// run calls it again before its passes. It allocates nothing.
+pub fn tune(workload: Workload) {
+    let purge_delay: c_long = match workload {
+        Workload::Whole => WHOLE_PURGE_DELAY_MS,
+        Workload::Streaming => -1,
+    };
+    set(ARENA_EAGER_COMMIT, c"MIMALLOC_ARENA_EAGER_COMMIT", 0);
+    set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", purge_delay);
+}
+
+/// Sets mimalloc's `option` unless its environment variable `var` is set.
+fn set(option: c_int, var: &CStr, value: c_long) {
+    // SAFETY: getenv reads the environment, which nothing in topicmap writes; mi_option_set
+    // only stores an option's value, which mimalloc reads atomically.
+    unsafe {
+        if libc::getenv(var.as_ptr()).is_null() {
+            libmimalloc_sys::mi_option_set(option, value);
         }
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn limit_arenas(_n: usize) {}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_option_numbers_are_mimalloc_v3s() {
+        // Before anything sets them, each option holds mimalloc v3's default (src/options.c):
+        // arenas committed eagerly on overcommit systems (2), purging after 1,000 ms.
+        // SAFETY: mi_option_get only reads an option.
+        let (eager, delay) = unsafe {
+            (
+                libmimalloc_sys::mi_option_get(ARENA_EAGER_COMMIT),
+                libmimalloc_sys::mi_option_get(PURGE_DELAY),
+            )
+        };
+        if std::env::var_os("MIMALLOC_ARENA_EAGER_COMMIT").is_none() {
+            assert_eq!(eager, 2, "arena_eager_commit's default");
+        }
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+            assert_eq!(delay, 1000, "purge_delay's default");
+        }
+    }
+}

@@ -5,6 +5,21 @@
 use clap::Parser;
 use std::process::ExitCode;
 
+/// mimalloc, tuned per command by `topicmap::heap`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Tunes the heap before the first allocation, from the list of functions the C runtime calls
+/// before `main` (mimalloc reads how to commit its arenas when it makes the first one).
+#[used]
+#[unsafe(link_section = ".init_array")]
+static TUNE_HEAP: extern "C" fn() = {
+    extern "C" fn tune() {
+        topicmap::heap::tune(topicmap::heap::Workload::Whole);
+    }
+    tune
+};
+
 fn main() -> ExitCode {
     let args = topicmap::cli::Args::parse();
     let codes = args.exit_codes;

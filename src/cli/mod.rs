@@ -290,15 +290,14 @@ With --log-format json the error event names the class either way.";
 /// Runs the parsed command.
 pub fn dispatch(args: Args) -> anyhow::Result<()> {
     crate::progress::set_log_format(args.log_format);
-    // A run decides its heap from its pipeline first (see `crate::heap`); every other command
-    // shares one arena. Both before any thread starts.
-    if let Command::Run(a) = args.command {
-        return run::run(a, args.quiet, args.threads);
+    // A run tunes its heap by its pipeline (see `crate::heap`); every other command holds its
+    // documents whole.
+    if !matches!(args.command, Command::Run(_)) {
+        crate::heap::tune(crate::heap::Workload::Whole);
     }
-    crate::heap::limit_arenas(1);
     start_threads(args.threads);
     match args.command {
-        Command::Run(_) => unreachable!("a run was dispatched above"),
+        Command::Run(a) => run::run(a, args.quiet),
         Command::Check(a) => check::check(a, args.quiet),
         Command::Assign(a) => assign::assign(a, args.quiet),
         Command::Report(a) => report::report(a, args.quiet),

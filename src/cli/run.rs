@@ -3,18 +3,14 @@
 use super::RunArgs;
 use anyhow::Context;
 
-pub fn run(args: RunArgs, quiet: bool, threads: Option<usize>) -> anyhow::Result<()> {
-    let overrides = super::overrides(&args.set);
-    let settings = overrides.and_then(|o| Ok(crate::config::load(&args.pipeline, &o)?));
-    // No thread has started yet: the heap is chosen first (see `crate::heap`).
-    let streaming = matches!(&settings, Ok(s) if s.cluster.fit_sample().is_some());
-    crate::heap::limit_arenas(if streaming {
-        crate::heap::STREAMING_ARENAS
+pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
+    let overrides = super::overrides(&args.set)?;
+    let settings = crate::config::load(&args.pipeline, &overrides)?;
+    crate::heap::tune(if settings.cluster.fit_sample().is_some() {
+        crate::heap::Workload::Streaming
     } else {
-        1
+        crate::heap::Workload::Whole
     });
-    super::start_threads(threads);
-    let settings = settings?;
     let history = args.out.is_none();
     let opts = crate::pipeline::RunOptions {
         out: args.out,
