@@ -1,9 +1,9 @@
 //! The streaming run's documents table: joined from the part files pass 2 wrote (one per
 //! chunk, without labels), each row labelled with its topic's label from the sums.
 //!
-//! The parts are read one at a time and appended to `documents.csv` (and `documents.parquet`
-//! when asked), so the table is never whole in memory; the first rows are kept for the
-//! workbook's Documents sheet.
+//! The parts are read one at a time (the next on a thread of its own while the current one is
+//! written) and appended to `documents.csv` (and `documents.parquet` when asked), so the table
+//! is never whole in memory; the first rows are kept for the workbook's Documents sheet.
 
 use super::super::{table_error, PipelineError};
 use crate::describe::TopicSummary;
@@ -31,14 +31,30 @@ pub(super) fn write_documents(
         .map(|t| (t.id as u32, t.label.as_str()))
         .collect();
     let mut documents = DocumentsWriter::create(dir, formats, head)?;
-    for part in parts {
-        let df = labelled_part(part, &label_of)?;
-        documents.append(&df, part)?;
-        std::fs::remove_file(part).map_err(|source| tables::ExportError::Io {
-            path: part.clone(),
-            source,
-        })?;
-    }
+    // A reader thread reads and labels the next part while this one writes the current one.
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let label_of = &label_of;
+        let reader = scope.spawn(move || {
+            for part in parts {
+                let labelled = labelled_part(part, label_of);
+                let failed = labelled.is_err();
+                // A closed channel: the writer stopped on an error of its own.
+                if tx.send((part, labelled)).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        for (part, labelled) in rx {
+            documents.append(&labelled?, part)?;
+            std::fs::remove_file(part).map_err(|source| tables::ExportError::Io {
+                path: part.clone(),
+                source,
+            })?;
+        }
+        reader.join().expect("the part reader does not panic");
+        Ok::<(), PipelineError>(())
+    })?;
     documents.finish()
 }
 
