@@ -33,9 +33,11 @@ pub const OUTLIER_Z: f64 = 3.5;
 pub const SCREEN_ITER: u64 = 20;
 
 /// Polished mini-batch centroids (see [`KMeansParams::polish`]): Lloyd passes at most, over an
-/// even sample of at most this many rows.
+/// even sample of at most this many rows, stopping once a pass moves at most one row in
+/// `POLISH_SETTLED` to another topic.
 pub const POLISH_PASSES: usize = 100;
 pub const POLISH_ROWS: usize = 100_000;
+pub const POLISH_SETTLED: usize = 1000;
 
 /// k-means parameters. Build with [`KMeansParams::new`], validate with [`KMeansParams::check`].
 #[derive(Debug, Clone, PartialEq)]
@@ -121,8 +123,8 @@ impl KMeansParams {
         self
     }
     /// Whether mini-batch centroids go on to Lloyd passes (default no): at most
-    /// [`POLISH_PASSES`], over an even sample of at most [`POLISH_ROWS`] rows, until no row
-    /// changes topic. Mini-batch stops where its running averages stop moving, short of a
+    /// [`POLISH_PASSES`], over an even sample of at most [`POLISH_ROWS`] rows, until a pass
+    /// moves at most one row in [`POLISH_SETTLED`] to another topic. Mini-batch stops where its running averages stop moving, short of a
     /// local optimum; the passes reach one. Worth it where the centroids decide the topics of
     /// far more documents than they were fitted on (a streaming run's sample).
     pub fn polish(mut self, on: bool) -> Self {
@@ -284,8 +286,8 @@ fn fit_minibatch(
 /// Rows per block of [`polish`]'s sums.
 const POLISH_BLOCK: usize = 8192;
 
-/// Lloyd passes from `centroids` over the rows of `x`, until no row changes topic or after
-/// `passes` passes. A topic left without rows keeps its centroid. Each pass is one product of
+/// Lloyd passes from `centroids` over the rows of `x`, until a pass moves at most one row in
+/// [`POLISH_SETTLED`] to another topic, or after `passes` passes. A topic left without rows keeps its centroid. Each pass is one product of
 /// the rows with the centroids (see [`nearest`]) and the means, summed in row order in `f64`,
 /// so the result does not depend on the thread count.
 fn polish(mut centroids: Array2<f32>, x: ArrayView2<f32>, passes: usize) -> Array2<f32> {
@@ -293,7 +295,12 @@ fn polish(mut centroids: Array2<f32>, x: ArrayView2<f32>, passes: usize) -> Arra
     let mut assigned: Vec<usize> = Vec::new();
     for _ in 0..passes {
         let (now, _) = nearest(centroids.view(), x);
-        if now == assigned {
+        let moved = if assigned.is_empty() {
+            now.len()
+        } else {
+            now.iter().zip(&assigned).filter(|(a, b)| a != b).count()
+        };
+        if moved * POLISH_SETTLED <= now.len() {
             break;
         }
         // Sums per block of rows in parallel, added in block order: the same at any thread count.
@@ -831,8 +838,8 @@ mod tests {
             polished.inertia(),
             plain.inertia()
         );
-        // Fewer than POLISH_ROWS rows: every row is in the passes, which stop when none moves
-        // (or after POLISH_PASSES).
+        // Fewer than POLISH_ROWS rows: every row is in the passes, which stop when at most one
+        // in POLISH_SETTLED moves (or after POLISH_PASSES).
         let (m_plain, m_polished) = (movers(&plain, x.view()), movers(&polished, x.view()));
         assert!(
             m_polished * 10 <= m_plain.max(1),
