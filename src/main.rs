@@ -11,6 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Tunes the heap before the first allocation, from the list of functions the C runtime calls
 /// before `main` (mimalloc reads how to commit its arenas when it makes the first one).
+#[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".init_array")]
 static TUNE_HEAP: extern "C" fn() = {

@@ -117,9 +117,6 @@ impl Progress {
         let start = Instant::now();
         let cpu_start = cpu_seconds();
         let out = f(&bar);
-        if !KEEPS_HEAP.contains(&name) {
-            release_free_memory();
-        }
         bar.finish_and_clear();
         let secs = start.elapsed().as_secs_f64();
         let cpu = cpu_seconds().zip(cpu_start).map(|(end, start)| end - start);
@@ -154,7 +151,6 @@ impl Progress {
                 (fb(), start.elapsed().as_secs_f64())
             },
         );
-        release_free_memory();
         bar.finish_and_clear();
         self.record(name_a, secs_a, None, a.as_ref().ok().map(detail_a));
         self.record(name_b, secs_b, None, b.as_ref().ok().map(detail_b));
@@ -277,8 +273,8 @@ fn status_mib(field: &str) -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-/// User and system CPU seconds used so far by all of the process's threads (`None` where
-/// `libc` is not a dependency: it is only for Linux with glibc).
+/// User and system CPU seconds used so far by all of the process's threads (`None` off Linux
+/// with glibc).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn cpu_seconds() -> Option<f64> {
     // SAFETY: getrusage only writes into the zeroed struct it is given.
@@ -295,28 +291,6 @@ fn cpu_seconds() -> Option<f64> {
 fn cpu_seconds() -> Option<f64> {
     None
 }
-
-/// Stages after which the heap is not trimmed: they free little (their large arrays are mapped
-/// and unmapped on their own), and a trim walks thousands of small free blocks with one
-/// `madvise` each, whose pages the next stage then faults back in. The stages that free much
-/// (tfidf, describe among them) still trim: without it their freed memory stays in the peak.
-/// The measurements are in the README ("What remains at the peak").
-const KEEPS_HEAP: [&str; 5] = ["reduce", "cluster", "trends", "evaluate", "report"];
-
-/// Hands memory freed by a stage back to the system. glibc keeps freed blocks inside its heap,
-/// where the next stage's large arrays (which are mapped separately) cannot use them; the
-/// tokenizer frees most of the corpus's text, which would otherwise stay in the peak as dead
-/// heap. Costs a few milliseconds per stage.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn release_free_memory() {
-    // SAFETY: malloc_trim only returns unused heap pages to the kernel.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn release_free_memory() {}
 
 #[cfg(test)]
 mod tests {
