@@ -124,9 +124,10 @@ impl KMeansParams {
     }
     /// Whether mini-batch centroids go on to Lloyd passes (default no): at most
     /// [`POLISH_PASSES`], over an even sample of at most [`POLISH_ROWS`] rows, until a pass
-    /// moves at most one row in [`POLISH_SETTLED`] to another topic. Mini-batch stops where its running averages stop moving, short of a
-    /// local optimum; the passes reach one. Worth it where the centroids decide the topics of
-    /// far more documents than they were fitted on (a streaming run's sample).
+    /// moves at most one row in [`POLISH_SETTLED`] to another topic. Mini-batch stops where its
+    /// running averages stop moving, short of a local optimum; the passes carry the centroids
+    /// towards one. Worth it where the centroids decide the topics of far more documents than
+    /// they were fitted on (a streaming run's sample).
     pub fn polish(mut self, on: bool) -> Self {
         self.polish = on;
         self
@@ -287,9 +288,10 @@ fn fit_minibatch(
 const POLISH_BLOCK: usize = 8192;
 
 /// Lloyd passes from `centroids` over the rows of `x`, until a pass moves at most one row in
-/// [`POLISH_SETTLED`] to another topic, or after `passes` passes. A topic left without rows keeps its centroid. Each pass is one product of
-/// the rows with the centroids (see [`nearest`]) and the means, summed in row order in `f64`,
-/// so the result does not depend on the thread count.
+/// [`POLISH_SETTLED`] to another topic, or after `passes` passes. A topic left without rows
+/// keeps its centroid. Each pass is one product of the rows with the centroids (see
+/// [`nearest`]) and the means, summed in `f64` per block of rows with the blocks added in
+/// order, so the result does not depend on the thread count.
 fn polish(mut centroids: Array2<f32>, x: ArrayView2<f32>, passes: usize) -> Array2<f32> {
     let (k, d) = centroids.dim();
     let mut assigned: Vec<usize> = Vec::new();
