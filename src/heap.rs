@@ -36,9 +36,9 @@ pub enum Workload {
     Streaming,
 }
 
-/// Tunes mimalloc for `workload`. `main` calls it for [`Workload::Whole`] before the first
-/// allocation (mimalloc reads how to commit its arenas when it makes the first one); a streaming
-/// run calls it again before its passes. It allocates nothing.
+/// Tunes mimalloc for `workload`. `src/main.rs` calls it for [`Workload::Whole`] before the
+/// first allocation (mimalloc reads how to commit its arenas when it makes the first one), for
+/// every command; a streaming run calls it again before its passes. It allocates nothing.
 pub fn tune(workload: Workload) {
     let purge_delay: c_long = match workload {
         Workload::Whole => WHOLE_PURGE_DELAY_MS,

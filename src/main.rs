@@ -22,6 +22,9 @@ static TUNE_HEAP: extern "C" fn() = {
 };
 
 fn main() -> ExitCode {
+    // Without the hook above, as early as `main` can.
+    #[cfg(not(target_os = "linux"))]
+    topicmap::heap::tune(topicmap::heap::Workload::Whole);
     let args = topicmap::cli::Args::parse();
     let codes = args.exit_codes;
     match topicmap::cli::dispatch(args) {

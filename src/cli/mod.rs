@@ -290,11 +290,6 @@ With --log-format json the error event names the class either way.";
 /// Runs the parsed command.
 pub fn dispatch(args: Args) -> anyhow::Result<()> {
     crate::progress::set_log_format(args.log_format);
-    // A run tunes its heap by its pipeline (see `crate::heap`); every other command holds its
-    // documents whole.
-    if !matches!(args.command, Command::Run(_)) {
-        crate::heap::tune(crate::heap::Workload::Whole);
-    }
     start_threads(args.threads);
     match args.command {
         Command::Run(a) => run::run(a, args.quiet),

@@ -6,11 +6,11 @@ use anyhow::Context;
 pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     let overrides = super::overrides(&args.set)?;
     let settings = crate::config::load(&args.pipeline, &overrides)?;
-    crate::heap::tune(if settings.cluster.fit_sample().is_some() {
-        crate::heap::Workload::Streaming
-    } else {
-        crate::heap::Workload::Whole
-    });
+    // The heap starts tuned for a corpus held whole (`src/main.rs`); a streaming run keeps
+    // what it frees for its next chunk (see `crate::heap`).
+    if settings.cluster.fit_sample().is_some() {
+        crate::heap::tune(crate::heap::Workload::Streaming);
+    }
     let history = args.out.is_none();
     let opts = crate::pipeline::RunOptions {
         out: args.out,

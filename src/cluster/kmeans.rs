@@ -179,12 +179,14 @@ impl KMeansValidParams {
                 .max_n_iterations(p.max_iter)
                 .tolerance(p.tolerance as f32);
             let centroids = fit_minibatch(params, x, p.seed)?.centroids().to_owned();
-            if p.polish {
-                let rows: Vec<usize> =
-                    crate::layout::even_indices(x.nrows(), POLISH_ROWS).collect();
-                polish(centroids, x.select(Axis(0), &rows).view(), POLISH_PASSES)
-            } else {
-                centroids
+            match p.polish {
+                false => centroids,
+                true if x.nrows() <= POLISH_ROWS => polish(centroids, x, POLISH_PASSES),
+                true => {
+                    let rows: Vec<usize> =
+                        crate::layout::even_indices(x.nrows(), POLISH_ROWS).collect();
+                    polish(centroids, x.select(Axis(0), &rows).view(), POLISH_PASSES)
+                }
             }
         } else {
             self.fit_full(x, &mut rng)?
