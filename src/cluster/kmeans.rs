@@ -22,6 +22,7 @@ use rand_xoshiro::Xoshiro256Plus;
 use rayon::prelude::*;
 
 use super::distance::LaneL2;
+use super::polish::polish;
 use super::{refine, seeding};
 use crate::vectorize::CsrMatrix;
 
@@ -181,11 +182,14 @@ impl KMeansValidParams {
             let centroids = fit_minibatch(params, x, p.seed)?.centroids().to_owned();
             match p.polish {
                 false => centroids,
-                true if x.nrows() <= POLISH_ROWS => polish(centroids, x, POLISH_PASSES),
+                true if x.nrows() <= POLISH_ROWS => {
+                    polish(centroids, x, POLISH_PASSES, POLISH_SETTLED)
+                }
                 true => {
                     let rows: Vec<usize> =
                         crate::layout::even_indices(x.nrows(), POLISH_ROWS).collect();
-                    polish(centroids, x.select(Axis(0), &rows).view(), POLISH_PASSES)
+                    let rows = x.select(Axis(0), &rows);
+                    polish(centroids, rows.view(), POLISH_PASSES, POLISH_SETTLED)
                 }
             }
         } else {
@@ -284,66 +288,6 @@ fn fit_minibatch(
         }
     }
     model.ok_or(ClusterError::NoDocuments)
-}
-
-/// Rows per block of [`polish`]'s sums.
-const POLISH_BLOCK: usize = 8192;
-
-/// Lloyd passes from `centroids` over the rows of `x`, until a pass moves at most one row in
-/// [`POLISH_SETTLED`] to another topic, or after `passes` passes. A topic left without rows
-/// keeps its centroid. Each pass is one product of the rows with the centroids (see
-/// [`nearest`]) and the means, summed in `f64` per block of rows with the blocks added in
-/// order, so the result does not depend on the thread count.
-fn polish(mut centroids: Array2<f32>, x: ArrayView2<f32>, passes: usize) -> Array2<f32> {
-    let (k, d) = centroids.dim();
-    let mut assigned: Vec<usize> = Vec::new();
-    for _ in 0..passes {
-        let (now, _) = nearest(centroids.view(), x);
-        let moved = if assigned.is_empty() {
-            now.len()
-        } else {
-            now.iter().zip(&assigned).filter(|(a, b)| a != b).count()
-        };
-        if moved * POLISH_SETTLED <= now.len() {
-            break;
-        }
-        // Sums per block of rows in parallel, added in block order: the same at any thread count.
-        let blocks: Vec<(Array2<f64>, Vec<usize>)> = x
-            .axis_chunks_iter(Axis(0), POLISH_BLOCK)
-            .into_par_iter()
-            .zip(now.par_chunks(POLISH_BLOCK))
-            .map(|(rows, topics)| {
-                let mut sums = Array2::<f64>::zeros((k, d));
-                let mut counts = vec![0usize; k];
-                for (row, &c) in rows.outer_iter().zip(topics) {
-                    counts[c] += 1;
-                    sums.row_mut(c)
-                        .iter_mut()
-                        .zip(row.iter())
-                        .for_each(|(s, &v)| *s += f64::from(v));
-                }
-                (sums, counts)
-            })
-            .collect();
-        let mut sums = Array2::<f64>::zeros((k, d));
-        let mut counts = vec![0usize; k];
-        for (s, c) in blocks {
-            sums += &s;
-            counts.iter_mut().zip(c).for_each(|(a, b)| *a += b);
-        }
-        for (c, &n) in counts.iter().enumerate() {
-            if n > 0 {
-                let inv = 1.0 / n as f64;
-                centroids
-                    .row_mut(c)
-                    .iter_mut()
-                    .zip(sums.row(c).iter())
-                    .for_each(|(m, &s)| *m = (s * inv) as f32);
-            }
-        }
-        assigned = now;
-    }
-    centroids
 }
 
 /// The result of clustering: centroids, and each document's topic and distance to its centroid.

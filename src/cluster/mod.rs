@@ -10,6 +10,7 @@
 pub mod auto_k;
 pub mod distance;
 pub mod kmeans;
+pub mod polish;
 pub mod refine;
 pub mod seeding;
 
