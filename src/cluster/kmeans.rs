@@ -5,8 +5,8 @@
 //! runs Lloyd's iterations from them. Each restart runs [`SCREEN_ITER`] passes, and the one with
 //! the lowest inertia then runs on to convergence (a lone restart runs to convergence at once).
 //! Above that, linfa's mini-batch k-means (`fit_with`) runs with its own k-means++ on the first
-//! batch, and when asked ([`KMeansParams::polish`]) Lloyd passes of our own carry its centroids
-//! towards a local optimum. Both
+//! batch, and when asked ([`KMeansParams::polish`]) Lloyd passes of our own ([`super::polish`],
+//! with Elkan's bounds) carry its centroids towards a local optimum. Both
 //! draw from one seeded Xoshiro256Plus generator; linfa's default seeding, k-means||, samples in
 //! parallel with per-thread seeds, so results would depend on the thread count. Two facts of
 //! linfa 0.8.1 are handled here: `cluster_count()` reflects the last run rather than the best, so
