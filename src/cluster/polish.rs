@@ -40,6 +40,9 @@ pub fn polish(
     if n == 0 || k < 2 || passes == 0 {
         return centroids;
     }
+    // Rows are read as slices: a view in another layout is copied once (never, in the pipeline).
+    let x = x.as_standard_layout();
+    let x = x.view();
     let mut topics = vec![0u32; n];
     let mut upper = vec![0f32; n];
     // Row i's lower bounds are lower[i * k..(i + 1) * k].
@@ -86,26 +89,38 @@ pub fn polish(
             }
             *t = a as u32;
         });
-        // Rows that moved, in row order: their sums change hands.
-        let mut moved = 0usize;
-        for (i, (&now, &was)) in topics.iter().zip(&before).enumerate() {
-            if now != was {
-                moved += 1;
-                let (from, to) = (was as usize, now as usize);
-                counts[from] -= 1;
-                counts[to] += 1;
-                for (j, &v) in x.row(i).iter().enumerate() {
-                    sums[[from, j]] -= f64::from(v);
-                    sums[[to, j]] += f64::from(v);
-                }
-            }
-        }
+        let moved = move_rows(x, &before, &topics, &mut sums, &mut counts);
         if settled > 0 && moved.saturating_mul(settled) <= n {
             break;
         }
     }
     means(&mut centroids, &sums, &counts);
     centroids
+}
+
+/// Moves the sums and counts of the rows whose topic changed from `before` to `now`, in row
+/// order. Returns how many moved.
+fn move_rows(
+    x: ArrayView2<f32>,
+    before: &[u32],
+    now: &[u32],
+    sums: &mut Array2<f64>,
+    counts: &mut [usize],
+) -> usize {
+    let mut moved = 0usize;
+    for (i, (&to, &from)) in now.iter().zip(before).enumerate() {
+        if to != from {
+            moved += 1;
+            let (from, to) = (from as usize, to as usize);
+            counts[from] -= 1;
+            counts[to] += 1;
+            for (j, &v) in x.row(i).iter().enumerate() {
+                sums[[from, j]] -= f64::from(v);
+                sums[[to, j]] += f64::from(v);
+            }
+        }
+    }
+    moved
 }
 
 /// The index of the smallest distance (the first on ties).
