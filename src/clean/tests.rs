@@ -549,3 +549,37 @@ proptest! {
         }
     }
 }
+
+/// [`run_end`] as it was before [`next_stop`]: one table lookup per byte.
+fn run_end_bytewise(b: &[u8], mut i: usize) -> usize {
+    let n = b.len();
+    loop {
+        i = (i..n).find(|&j| SPECIAL.contains(b[j])).unwrap_or(n);
+        if i + 1 >= n {
+            return i;
+        }
+        let next_plain = !SPECIAL.contains(b[i + 1]);
+        match b[i] {
+            b' ' | b'-' if next_plain => i += 2,
+            b'(' if !b[i + 1..].starts_with(b"cid:") => i += 1,
+            _ => return i,
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Runs end where the byte-by-byte scan ends them, from every start, over texts long
+    /// enough for the 32-byte blocks: spaces and dashes before plain and special bytes, `(cid:`,
+    /// and bytes at the block edges.
+    #[test]
+    fn runs_end_where_the_bytewise_scan_ends_them(
+        s in "([a-z]{0,40}|[ \\-(]|\\(cid:|[ \\-][ \\-$_]|\\\\|\u{a0}|\u{200b}){0,40}"
+    ) {
+        let b = s.as_bytes();
+        for from in 0..=b.len() {
+            prop_assert_eq!(run_end(b, from), run_end_bytewise(b, from), "from {} in {:?}", from, s);
+        }
+    }
+}
