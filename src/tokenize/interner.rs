@@ -31,6 +31,16 @@ impl<'a> Interner<'a> {
         self.intern_packed(pack(w), w)
     }
 
+    /// As [`Self::intern`], for a word `w` that is a slice of `text`. Where 16 bytes of the
+    /// text follow the word's start, its key is one load from the text, masked: packing it
+    /// through a buffer makes the next read of the key wait for the buffer's bytes to be stored
+    /// (a store-forwarding stall, on every word).
+    #[inline]
+    pub fn intern_in(&mut self, text: &'a str, w: &'a str) -> u32 {
+        let start = w.as_ptr() as usize - text.as_ptr() as usize;
+        self.intern_packed(pack_in(text.as_bytes(), start, w.len()), w)
+    }
+
     /// As [`Self::intern`], for a word whose key another interner has packed already
     /// ([`Self::into_parts`]).
     #[inline]
@@ -61,8 +71,8 @@ impl<'a> Interner<'a> {
 
 /// `w`'s bytes and length in one integer if it is short enough, else [`LONG`].
 #[inline]
-fn pack(w: &str) -> u128 {
-    let b = w.as_bytes();
+fn pack(w: impl AsRef<[u8]>) -> u128 {
+    let b = w.as_ref();
     if b.len() > SHORT {
         return LONG;
     }
@@ -70,6 +80,19 @@ fn pack(w: &str) -> u128 {
     buf[..b.len()].copy_from_slice(b);
     buf[SHORT] = b.len() as u8;
     u128::from_le_bytes(buf)
+}
+
+/// [`pack`] of the word `text[start..start + len]`, read from the text in one load where 16
+/// bytes follow its start.
+#[inline]
+fn pack_in(text: &[u8], start: usize, len: usize) -> u128 {
+    match text.get(start..start + 16) {
+        Some(b) if len <= SHORT => {
+            let bytes = u128::from_le_bytes(b.try_into().expect("a slice of 16 bytes"));
+            bytes & ((1u128 << (8 * len)) - 1) | (len as u128) << 120
+        }
+        _ => pack(&text[start..start + len]),
+    }
 }
 
 #[cfg(test)]
@@ -86,6 +109,18 @@ mod tests {
             .collect();
         assert_eq!(ids, vec![0, 1, 0, 2, 1, 3, 4, 2]);
         assert_eq!(i.into_words(), vec!["a", long, "b", "", "a\0"]);
+    }
+
+    #[test]
+    fn keys_read_from_the_text_are_the_packed_keys() {
+        let text = "a bb exactly15bytes! sixteen-bytes-xx électro ends";
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                if let Some(w) = text.get(start..end) {
+                    assert_eq!(pack_in(text.as_bytes(), start, w.len()), pack(w), "{w:?}");
+                }
+            }
+        }
     }
 
     #[test]

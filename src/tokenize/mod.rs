@@ -23,6 +23,7 @@
 //! into integers) and allocates nothing. For each stem the most
 //! frequent surface form is kept, so people read "clustering", never "cluster" or "languag".
 
+mod ascii_words;
 pub mod han;
 mod interner;
 pub mod join;
@@ -349,7 +350,7 @@ impl<'a> ChunkWords<'a> {
             let before = ids.len();
             match seg {
                 // The common case stays one tight loop.
-                Segmenter::Words(w) => ids.extend(w.words(text).map(|w| words.intern(w))),
+                Segmenter::Words(w) => ids.extend(w.words(text).map(|w| words.intern_in(text, w))),
                 Segmenter::Han(_) => seg.each_word(text, &mut |w| ids.push(words.intern(w))),
             }
             lens.push((ids.len() - before) as u32);
