@@ -37,6 +37,8 @@ impl<'a> Interner<'a> {
     /// (a store-forwarding stall, on every word).
     #[inline]
     pub fn intern_in(&mut self, text: &'a str, w: &'a str) -> u32 {
+        let range = text.as_bytes().as_ptr_range();
+        debug_assert!(range.start <= w.as_ptr() && w.as_bytes().as_ptr_range().end <= range.end);
         let start = w.as_ptr() as usize - text.as_ptr() as usize;
         self.intern_packed(pack_in(text.as_bytes(), start, w.len()), w)
     }
