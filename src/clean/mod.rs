@@ -509,10 +509,17 @@ fn process(s: &str, w: &mut Writer<'_>, ctx: Ctx) {
 /// not start `(cid:`, so ordinary prose is copied a sentence at a time
 /// instead of a word at a time.
 #[inline]
-fn run_end(b: &[u8], mut i: usize) -> usize {
+fn run_end(b: &[u8], i: usize) -> usize {
+    run_end_from(b, i, next_stop)
+}
+
+/// [`run_end`] with `stop` finding the next special byte that may end the run (any special
+/// byte will do; [`next_stop`] passes over those the run absorbs anyway).
+#[inline]
+fn run_end_from(b: &[u8], mut i: usize, stop: impl Fn(&[u8], usize) -> usize) -> usize {
     let n = b.len();
     loop {
-        i = next_stop(b, i);
+        i = stop(b, i);
         if i + 1 >= n {
             return i;
         }
@@ -533,14 +540,10 @@ fn next_stop(b: &[u8], mut i: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         while i + 33 <= b.len() {
-            // SAFETY: AVX2 was detected just above, and 33 bytes from `i` are in `b`.
-            let (special, next, joiners) = unsafe {
-                (
-                    SPECIAL.mask(b, i),
-                    SPECIAL.mask(b, i + 1),
-                    JOINERS.mask(b, i),
-                )
-            };
+            // SAFETY: AVX2 was detected just above, and 32 bytes from `i` are in `b`.
+            let (special, joiners) = unsafe { (SPECIAL.mask(b, i), JOINERS.mask(b, i)) };
+            // Bit j: byte i + j + 1 is special (the last one read from past the block).
+            let next = special >> 1 | u32::from(SPECIAL.contains(b[i + 32])) << 31;
             let stops = special & !(joiners & !next);
             if stops != 0 {
                 return i + stops.trailing_zeros() as usize;
@@ -548,9 +551,7 @@ fn next_stop(b: &[u8], mut i: usize) -> usize {
             i += 32;
         }
     }
-    b.get(i..)
-        .and_then(|t| t.iter().position(|&x| SPECIAL.contains(x)))
-        .map_or(b.len(), |p| i + p)
+    SPECIAL.find(b, i)
 }
 
 /// A run of `count` underscores ending at `after`: kept only inside a word

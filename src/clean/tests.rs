@@ -550,21 +550,13 @@ proptest! {
     }
 }
 
-/// [`run_end`] as it was before [`next_stop`]: one table lookup per byte.
-fn run_end_bytewise(b: &[u8], mut i: usize) -> usize {
-    let n = b.len();
-    loop {
-        i = (i..n).find(|&j| SPECIAL.contains(b[j])).unwrap_or(n);
-        if i + 1 >= n {
-            return i;
-        }
-        let next_plain = !SPECIAL.contains(b[i + 1]);
-        match b[i] {
-            b' ' | b'-' if next_plain => i += 2,
-            b'(' if !b[i + 1..].starts_with(b"cid:") => i += 1,
-            _ => return i,
-        }
-    }
+/// [`run_end`] as it was before [`next_stop`]: the next special byte found one byte at a time.
+fn run_end_bytewise(b: &[u8], i: usize) -> usize {
+    run_end_from(b, i, |b, i| {
+        (i..b.len())
+            .find(|&j| SPECIAL.contains(b[j]))
+            .unwrap_or(b.len())
+    })
 }
 
 proptest! {

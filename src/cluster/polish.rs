@@ -52,7 +52,7 @@ pub fn polish(
         for (c, lc) in l.iter_mut().enumerate() {
             *lc = squared_l2(xr, row(&centroids, c)).sqrt();
         }
-        let best = nearest(l);
+        let best = argmin(l);
         (*t, *u) = (best as u32, l[best]);
     });
     let (mut sums, mut counts) = block_sums(x, &topics, k, d);
@@ -124,7 +124,7 @@ fn move_rows(
 }
 
 /// The index of the smallest distance (the first on ties).
-fn nearest(dist: &[f32]) -> usize {
+fn argmin(dist: &[f32]) -> usize {
     dist.iter()
         .enumerate()
         .fold(
@@ -225,7 +225,7 @@ mod tests {
                     let d: Vec<f32> = (0..c.nrows())
                         .map(|j| squared_l2(r.as_slice().unwrap(), row(&c, j)))
                         .collect();
-                    nearest(&d)
+                    argmin(&d)
                 })
                 .collect();
             let mut sums = Array2::<f64>::zeros(c.dim());
