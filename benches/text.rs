@@ -23,15 +23,23 @@ const RUNS: usize = 3;
 /// Texts per tokenizer call.
 const BLOCK: usize = 110_000;
 
+/// Ends the bench with the pipeline's own message and, since the scale corpora are generated,
+/// where the pipeline file says how to make its inputs. Exit code 2, as the CLI's.
+fn fail(pipeline: &str, e: impl std::fmt::Display) -> ! {
+    eprintln!("error: {pipeline}: {e}");
+    eprintln!("  (where the inputs are generated, the header of {pipeline} says how to make them)");
+    std::process::exit(2)
+}
+
 fn main() {
     let pipeline = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with('-'))
         .unwrap_or_else(|| "pipelines/arxiv-scale.toml".into());
-    let settings = topicmap::config::load(Path::new(&pipeline), &[])
-        .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
+    let settings =
+        topicmap::config::load(Path::new(&pipeline), &[]).unwrap_or_else(|e| fail(&pipeline, e));
     let corpus = topicmap::ingest::ingest(&settings.inputs, settings.output.on_bad_document)
-        .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
+        .unwrap_or_else(|e| fail(&pipeline, e));
     let texts: Vec<&str> = corpus.documents.iter().map(|d| d.text.as_str()).collect();
     let bytes: usize = texts.iter().map(|t| t.len()).sum();
     println!("{pipeline}: {} texts, {bytes} bytes", texts.len());
