@@ -23,12 +23,16 @@ const RUNS: usize = 3;
 /// Texts per tokenizer call.
 const BLOCK: usize = 110_000;
 
-/// Ends the bench with the pipeline's own message and, since the scale corpora are generated,
-/// where the pipeline file says how to make its inputs. Exit code 2, as the CLI's.
-fn fail(pipeline: &str, e: impl std::fmt::Display) -> ! {
-    eprintln!("error: {pipeline}: {e}");
-    eprintln!("  (where the inputs are generated, the header of {pipeline} says how to make them)");
-    std::process::exit(2)
+/// Ends the bench as the CLI ends a command: the error and each cause on stderr, exit code 2.
+/// When an input fails, also where the pipeline file says how to make it, since the scale
+/// corpora are generated.
+fn fail(pipeline: &str, err: impl Into<anyhow::Error>) -> ! {
+    let err = err.into();
+    let code = topicmap::cli::report_error(&err, topicmap::cli::ExitCodes::Simple);
+    if topicmap::cli::ErrorClass::of(&err) == topicmap::cli::ErrorClass::Data {
+        eprintln!("  (a generated input is made as the header of {pipeline} shows)");
+    }
+    std::process::exit(code.into())
 }
 
 fn main() {

@@ -36,11 +36,7 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            let class = topicmap::cli::ErrorClass::of(&err);
-            let code = class.exit_code(codes);
-            let causes: Vec<String> = err.chain().skip(1).map(|c| c.to_string()).collect();
-            topicmap::progress::error(&err.to_string(), &causes, class.name(), code);
-            ExitCode::from(code)
+            ExitCode::from(topicmap::cli::report_error(&err, codes))
         }
     }
 }

@@ -111,6 +111,16 @@ impl ErrorClass {
     }
 }
 
+/// Writes an error that ends a command to stderr (each cause on its own line, or one JSON
+/// event with `--log-format json`) and returns the exit code it ends the process with.
+pub fn report_error(err: &anyhow::Error, codes: ExitCodes) -> u8 {
+    let class = ErrorClass::of(err);
+    let code = class.exit_code(codes);
+    let causes: Vec<String> = err.chain().skip(1).map(|c| c.to_string()).collect();
+    crate::progress::error(&err.to_string(), &causes, class.name(), code);
+    code
+}
+
 // Parsed once per process: the size of the largest variant does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
