@@ -67,32 +67,53 @@ pub fn may_hold_links(text: &str) -> bool {
 /// Appends `text` to `out` without its links and identifiers (each replaced by one space, so
 /// the words on either side stay apart), and counts what was removed. Returns whether anything
 /// was; only then does `out` hold the text (a text without links is not copied).
+pub fn strip_links(text: &str, out: &mut String, counts: &mut LinkCounts) -> bool {
+    let (mut copied, mut removed) = (0, false);
+    for_each_link(text, |start, end, kind| {
+        out.push_str(&text[copied..start]);
+        out.push(' ');
+        count(counts, kind);
+        copied = end;
+        removed = true;
+    });
+    if !removed {
+        return false;
+    }
+    out.push_str(&text[copied..]);
+    true
+}
+
+/// True when `text` holds a letter or digit outside its links and identifiers: a segment that
+/// is only a URL or an e-mail address is not a text of its own. Allocates nothing.
+pub fn has_words_besides_links(text: &str) -> bool {
+    let b = text.as_bytes();
+    let words = |r: &[u8]| r.iter().any(u8::is_ascii_alphanumeric) || !r.is_ascii();
+    let (mut from, mut found) = (0, false);
+    for_each_link(text, |start, end, _| {
+        found |= words(&b[from..start]);
+        from = end;
+    });
+    found || words(&b[from..])
+}
+
+/// Calls `f(start, end, kind)` for each link of `text`, in order and without overlaps.
 ///
 /// Only words holding a candidate byte are tried: `@`, `/`, or a `.` or `:` with a letter or
 /// digit on each side (a sentence's full stop is not one), so ordinary words cost one scan.
-pub fn strip_links(text: &str, out: &mut String, counts: &mut LinkCounts) -> bool {
+fn for_each_link(text: &str, mut f: impl FnMut(usize, usize, Kind)) {
     let b = text.as_bytes();
-    let mut copied = 0;
-    let mut removed = false;
-    let mut at = 0;
+    let (mut done, mut at) = (0, 0);
     while let Some(hit) = next_candidate(b, at) {
-        let start = word_start(b, hit).max(copied);
+        let start = word_start(b, hit).max(done);
         match find_link(b, start) {
             Some((end, kind)) => {
-                out.push_str(&text[copied..start]);
-                out.push(' ');
-                count(counts, kind);
-                removed = true;
-                copied = end;
+                f(start, end, kind);
+                done = end;
                 at = end;
             }
             None => at = start + word_len(&b[start..]).max(1),
         }
     }
-    if removed {
-        out.push_str(&text[copied..]);
-    }
-    removed
 }
 
 /// The next byte at or after `from` that may sit inside a link.
@@ -373,5 +394,25 @@ mod tests {
         let (t, c) = strip("(see https://en.wikipedia.org/wiki/Foo_(bar))");
         assert_eq!(t, "(see  )");
         assert_eq!(c.urls, 1);
+    }
+
+    #[test]
+    fn words_besides_links() {
+        for only in [
+            "https://x.org/1",
+            " www.example.org/a ,",
+            "joe@y.com.",
+            "doi:10.1016/j.x.2019.01.002",
+        ] {
+            assert!(!has_words_besides_links(only), "{only}");
+        }
+        for text in [
+            "Code at https://x.org/1",
+            "https://x.org/1 see",
+            "卷积 https://x.org",
+            "a",
+        ] {
+            assert!(has_words_besides_links(text), "{text}");
+        }
     }
 }

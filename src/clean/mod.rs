@@ -39,7 +39,7 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
-pub use boilerplate::{BoilerplateParams, BoilerplateParamsError};
+pub use boilerplate::{BackOff, BoilerplateParams, BoilerplateParamsError};
 use byteset::ByteSet;
 pub use stage::{
     CleanBuffers, CleanParams, CleanReport, CleanTally, CleanValidParams, Cleaned, ShownSegment,

@@ -13,8 +13,8 @@
 //! not the paper from the topics, not from what people read.
 
 use super::boilerplate::{
-    Boilerplate, BoilerplateParams, BoilerplateParamsError, BoilerplateValidParams, Removed,
-    Scanner,
+    BackOff, Boilerplate, BoilerplateParams, BoilerplateParamsError, BoilerplateValidParams,
+    Removed, Scanner,
 };
 use super::links::{self, LinkCounts};
 use super::Cleaner;
@@ -104,6 +104,10 @@ pub struct CleanTally {
     /// Documents left with no word once these rules ran (left out of the analysis).
     #[serde(default)]
     pub documents_left_out: u64,
+    /// Documents whose whole text repeats an earlier document's (kept; listed in
+    /// `duplicates.csv`). Counted within what was prepared together: a streaming run's chunk.
+    #[serde(default)]
+    pub duplicates: u64,
 }
 
 impl CleanTally {
@@ -112,6 +116,7 @@ impl CleanTally {
         self.links.add(&o.links);
         self.documents_changed += o.documents_changed;
         self.documents_left_out += o.documents_left_out;
+        self.duplicates += o.duplicates;
     }
 }
 
@@ -131,6 +136,9 @@ pub struct CleanReport {
     /// `keep` entries that matched no segment of the fit.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unmatched_keep: Vec<String>,
+    /// Set when the repetition rule backed off for this corpus (it removed nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repetition_backed_off: Option<BackOff>,
     /// What the rules removed from this run's documents (absent for a report built from sums).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub removed: Option<CleanTally>,
@@ -231,6 +239,7 @@ impl TextCleaner {
                 })
                 .collect(),
             unmatched_keep: b.unmatched_keep.clone(),
+            repetition_backed_off: b.backed_off,
             removed,
         }
     }

@@ -8,7 +8,9 @@ use super::ReportCleaning;
 use std::fmt::{self, Write as _};
 
 pub(super) fn section(out: &mut String, c: Option<&ReportCleaning>) -> fmt::Result {
-    let Some(c) = c.filter(|c| !c.segments.is_empty() || !c.counts.is_empty()) else {
+    let Some(c) =
+        c.filter(|c| !c.segments.is_empty() || !c.counts.is_empty() || !c.notes.is_empty())
+    else {
         return Ok(());
     };
     out.push_str("<section id=\"cleaning\">\n<h2>Removed before analysis</h2>\n");
@@ -21,6 +23,9 @@ pub(super) fn section(out: &mut String, c: Option<&ReportCleaning>) -> fmt::Resu
              pipeline file."
         )
     )?;
+    for note in &c.notes {
+        writeln!(out, "<p class=\"note\">{}</p>", Html(note))?;
+    }
     if !c.counts.is_empty() {
         out.push_str("<table class=\"metrics\">\n<tbody>\n");
         for (what, n) in &c.counts {

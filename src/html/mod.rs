@@ -135,6 +135,9 @@ pub struct ReportCleaning {
     pub min_docs: usize,
     /// What was removed and how often, e.g. ("URLs", 14068); zero counts are left out.
     pub counts: Vec<(String, u64)>,
+    /// Rules that stood down for this corpus, in a sentence each.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// One topic.

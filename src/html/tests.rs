@@ -91,6 +91,7 @@ fn sample() -> ReportData {
             segments_found: 1,
             min_docs: 3,
             counts: vec![("URLs".into(), 4)],
+            notes: vec!["Nothing was removed as repeated: <b>x</b>.".into()],
         }),
         map: None,
     }
@@ -678,6 +679,12 @@ fn removed_text_is_listed_only_when_something_was_removed() {
     assert!(section.contains("<td class=\"num\">7</td>"), "{section}");
     assert!(
         section.contains("<th scope=\"row\">URLs</th><td class=\"num\">4</td>"),
+        "{section}"
+    );
+    assert!(
+        section.contains(
+            "<p class=\"note\">Nothing was removed as repeated: &lt;b&gt;x&lt;/b&gt;.</p>"
+        ),
         "{section}"
     );
     let mut bare = sample();

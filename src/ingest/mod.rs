@@ -121,6 +121,19 @@ impl std::fmt::Display for Renamed {
     }
 }
 
+/// A document whose whole text (as topics see it, after cleaning) repeats an earlier
+/// document's: a cross-listed abstract, a record exported twice. It is kept and analysed like
+/// any other, and listed in `duplicates.csv` so the reader can judge the counts.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Duplicate {
+    pub id: String,
+    /// The id of the first document with the same text.
+    pub duplicate_of: String,
+    pub file: PathBuf,
+    /// 1-based data row (tables, header excluded) or document number (paper lists).
+    pub row: usize,
+}
+
 /// All documents of a run, in input order.
 #[derive(Debug, Clone, Default)]
 pub struct Corpus {
@@ -129,6 +142,8 @@ pub struct Corpus {
     pub skipped: Vec<Skipped>,
     /// Documents kept under a new id because their id repeated an earlier one.
     pub renamed: Vec<Renamed>,
+    /// Documents whose whole text repeats an earlier one's (found by the clean stage).
+    pub duplicates: Vec<Duplicate>,
     /// Whether any input named a time / label column.
     pub has_time: bool,
     pub has_label: bool,

@@ -7,7 +7,7 @@
 
 use super::PipelineError;
 use crate::clean::{CleanBuffers, CleanTally, CleanValidParams, Cleaned, TextCleaner};
-use crate::ingest::{self, Corpus, InputSpec, OnBadDocument, PeriodUnit, Skipped};
+use crate::ingest::{self, Corpus, Duplicate, InputSpec, OnBadDocument, PeriodUnit, Skipped};
 use crate::progress::{thousands, Progress};
 use crate::tokenize::{languages, Analyzer, TokenizedCorpus, TokenizerValidParams};
 use rayon::prelude::*;
@@ -108,6 +108,10 @@ pub fn prepare_corpus(
         progress.warn(&format!(
             "clean.keep entry {k:?} matches no segment of any document"
         ));
+    }
+    // Said once, when the rules are fitted (not again by every `assign` of the model).
+    if let (Cow::Owned(_), Some(b)) = (&cleaner, &cleaner.boilerplate.backed_off) {
+        progress.warn(&b.to_string());
     }
     let tokenizer = resolve_language(&corpus, tokenizer, progress);
     let analyzer = Analyzer::new(&tokenizer);
@@ -214,12 +218,43 @@ fn finish(
                 .is_ok()
         })
         .collect();
-    prepared.drop_rows(&emptied, LeftOut::OnlyBoilerplate, progress)?;
+    let keep = prepared.drop_rows(&emptied, LeftOut::OnlyBoilerplate, progress)?;
     prepared.cleaned.documents_left_out = emptied.len() as u64;
+    let hashes = retained(changed.hashes, &keep);
     // The rest are empty for want of words, at their rows after the drop.
     let no_words = prepared.tokens.empty_docs();
-    prepared.drop_rows(&no_words, LeftOut::NoWords, progress)?;
+    let keep = prepared.drop_rows(&no_words, LeftOut::NoWords, progress)?;
+    prepared.corpus.duplicates = duplicates(&prepared.corpus, &retained(hashes, &keep));
+    prepared.cleaned.duplicates = prepared.corpus.duplicates.len() as u64;
     Ok(prepared)
+}
+
+/// The items of `v` whose `keep` is true.
+fn retained<T>(v: Vec<T>, keep: &[bool]) -> Vec<T> {
+    v.into_iter()
+        .zip(keep)
+        .filter_map(|(x, &k)| k.then_some(x))
+        .collect()
+}
+
+/// The documents whose features text (by its `hashes`, row for row) repeats an earlier
+/// document's, each with the first one's id.
+fn duplicates(corpus: &Corpus, hashes: &[u64]) -> Vec<Duplicate> {
+    let mut first: rustc_hash::FxHashMap<u64, usize> = Default::default();
+    let mut found = Vec::new();
+    for (i, &h) in hashes.iter().enumerate() {
+        let of = *first.entry(h).or_insert(i);
+        if of != i {
+            let d = &corpus.documents[i];
+            found.push(Duplicate {
+                id: d.id.clone(),
+                duplicate_of: corpus.documents[of].id.clone(),
+                file: corpus.sources[d.source].path.clone(),
+                row: d.row,
+            });
+        }
+    }
+    found
 }
 
 /// The ingest stage alone (`topicmap check` stops here), with its warnings.
@@ -335,6 +370,8 @@ struct Changed {
     /// The documents whose features text lost boilerplate or links, by row (ascending), with
     /// their original text (markup-cleaned), put back once tokenized.
     originals: Vec<(usize, String)>,
+    /// Each document's features text hashed (xxh3), row for row: equal hashes are duplicates.
+    hashes: Vec<u64>,
 }
 
 /// Cleans every document's text and title; paper-list documents get a snippet of their
@@ -370,6 +407,11 @@ fn clean_corpus(corpus: &mut Corpus, cleaner: &TextCleaner) -> Changed {
             a
         });
     changed.originals.sort_unstable_by_key(|(row, _)| *row);
+    changed.hashes = corpus
+        .documents
+        .par_iter()
+        .map(|d| xxhash_rust::xxh3::xxh3_64(d.text.as_bytes()))
+        .collect();
     changed
 }
 

@@ -208,6 +208,7 @@ fn corpus_from_sums(agg: &Aggregates, reps: &[&Representative], timed: bool) -> 
             })
             .collect(),
         renamed: Vec::new(),
+        duplicates: Vec::new(),
         has_time: timed,
         has_label: !agg.labels.is_empty(),
     }

@@ -123,6 +123,10 @@ fn cleaning(r: &crate::clean::CleanReport) -> ReportCleaning {
                 "Documents left out (nothing else in them)",
                 t.documents_left_out,
             ),
+            (
+                "Duplicate documents (kept; listed in duplicates.csv)",
+                t.duplicates,
+            ),
         ];
         counts = rows
             .into_iter()
@@ -139,6 +143,11 @@ fn cleaning(r: &crate::clean::CleanReport) -> ReportCleaning {
         segments_found: r.repeated_found,
         min_docs: r.min_docs,
         counts,
+        notes: r
+            .repetition_backed_off
+            .iter()
+            .map(|b| format!("Nothing was removed as repeated: {b}."))
+            .collect(),
     }
 }
 

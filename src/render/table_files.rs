@@ -20,6 +20,8 @@ pub struct ReportTables {
     pub k_selection: Option<DataFrame>,
     pub drift: Option<DataFrame>,
     pub tree: Option<DataFrame>,
+    /// None when no document repeats another's whole text.
+    pub duplicates: Option<DataFrame>,
 }
 
 impl ReportTables {
@@ -35,6 +37,7 @@ impl ReportTables {
             k_selection: a.k_selection.as_ref().map(frames::k_selection),
             drift: a.drift.as_deref().map(frames::drift),
             tree: a.tree.as_ref().map(frames::topic_tree),
+            duplicates: (!a.corpus.duplicates.is_empty()).then(|| frames::duplicates(&a.corpus)),
         }
     }
 }
@@ -62,6 +65,9 @@ pub fn write_files(
         }
         if let Some(tree) = &t.tree {
             tables::csv_file(dir, "topic_tree", tree)?;
+        }
+        if let Some(d) = &t.duplicates {
+            tables::csv_file(dir, "duplicates", d)?;
         }
     }
     if formats.contains(&OutputFormat::Parquet) {

@@ -168,6 +168,21 @@ pub fn terms(summary: &TopicSummary) -> DataFrame {
     ])
 }
 
+/// `duplicates`: the documents whose whole text repeats an earlier one's, with that one's id
+/// and where each was read.
+pub fn duplicates(corpus: &Corpus) -> DataFrame {
+    let d = &corpus.duplicates;
+    frame(vec![
+        text("id", d.iter().map(|x| x.id.as_str())),
+        text("duplicate_of", d.iter().map(|x| x.duplicate_of.as_str())),
+        text("source", d.iter().map(|x| x.file.display().to_string())),
+        Column::new(
+            "row".into(),
+            d.iter().map(|x| x.row as i64).collect::<Vec<_>>(),
+        ),
+    ])
+}
+
 /// `k_selection`: the automatic-k sweep.
 pub fn k_selection(sel: &KSelection) -> DataFrame {
     frame(vec![

@@ -12,7 +12,12 @@
 //!    `min-docs` distinct documents is boilerplate. Exact duplicate documents count once, so a
 //!    paper listed twice is not boilerplate of itself. The set is fitted once ([`fit`]) on the
 //!    corpus (or on an even sample of at most [`MAX_FIT_DOCUMENTS`] documents), saved in the
-//!    model, and applied as it is by `assign`, streaming runs and Spark.
+//!    model, and applied as it is by `assign`, streaming runs and Spark. The rule never takes
+//!    a document's every word (its repeated segments stay when nothing else with words would),
+//!    and it **backs off** for a corpus, with one warning, when it would empty or nearly empty
+//!    more than [`BACK_OFF_SHARE`] of the documents: templated records ("neural network
+//!    training 1 graph", "… 2 graph", …) differ only in numbers, and there the repetition is
+//!    the content.
 //! 2. **Rights statements**, even once: copyright and licence lines (`©`, "Copyright",
 //!    "All rights reserved", "Published by …", "This article is protected by copyright", Creative
 //!    Commons and permission notes; [`rights`]).
@@ -24,6 +29,8 @@
 
 mod rights;
 mod scan;
+
+use super::links;
 
 pub use rights::{RIGHTS_ANYWHERE, RIGHTS_STARTS};
 pub use scan::{Scanner, Segment};
@@ -43,6 +50,14 @@ pub const MAX_FIT_DOCUMENTS: usize = 10_000;
 /// ("Introduction.", "Yes.") recur by chance.
 const MIN_WORDS: usize = 3;
 const MIN_LETTERS: usize = 12;
+/// The repetition rule backs off for a corpus (removes nothing) when it would empty or nearly
+/// empty more than this share of the documents it was fitted on: there the repeated text is the
+/// content (templated records, short product or course lines), not publisher furniture. Real
+/// boilerplate is a small part of each document it is in; see [`NEARLY_EMPTY`].
+pub const BACK_OFF_SHARE: f64 = 0.05;
+/// A document is nearly emptied by the repetition rule when its repeated segments hold at least
+/// this share of the letters that the other rules leave.
+pub const NEARLY_EMPTY: f64 = 0.8;
 /// Longest segment text shown in the report (chars).
 const SHOWN_CHARS: usize = 160;
 /// Boilerplate segments listed in `run.json` and the report (the most frequent first).
@@ -150,11 +165,47 @@ pub struct Boilerplate {
     pub repeated: Vec<Repeated>,
     /// Normalised-form hashes of the `keep` entries.
     pub keep: Vec<u64>,
+    /// Set when the repetition rule backed off for this corpus (see [`BACK_OFF_SHARE`]): it then
+    /// removes nothing, and `repeated` is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backed_off: Option<BackOff>,
     /// The `keep` entries that no document of the fit holds (warned about; not saved).
     #[serde(skip)]
     pub unmatched_keep: Vec<String>,
     #[serde(skip)]
     set: FxHashSet<u64>,
+}
+
+/// Why the repetition rule backed off: of `examined` distinct documents, it would have emptied
+/// or nearly emptied `documents` with the `found` repeated segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackOff {
+    pub documents: usize,
+    pub examined: usize,
+    pub found: usize,
+}
+
+impl BackOff {
+    /// The share of the examined documents it would have (nearly) emptied.
+    pub fn share(&self) -> f64 {
+        self.documents as f64 / self.examined.max(1) as f64
+    }
+}
+
+impl std::fmt::Display for BackOff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the repetition rule (clean.boilerplate) is off for this corpus: its {} repeated \
+             segments would empty or nearly empty {} of {} documents ({:.0}%, more than {:.0}%), \
+             so they are the content, not boilerplate",
+            self.found,
+            self.documents,
+            self.examined,
+            100.0 * self.share(),
+            100.0 * BACK_OFF_SHARE
+        )
+    }
 }
 
 /// What [`Boilerplate::strip`] removed, summed over documents.
@@ -202,7 +253,8 @@ impl BoilerplateValidParams {
             None => auto_min_docs(sample.len()),
             Some(m) => scaled_min_docs(m, sample.len(), texts.len()),
         };
-        let (counts, kept_seen) = count_segments(texts, &sample, &keep);
+        let distinct = distinct_documents(texts, &sample);
+        let (counts, kept_seen) = count_segments(texts, &distinct, &keep);
         let unmatched_keep = p
             .keep
             .iter()
@@ -231,10 +283,12 @@ impl BoilerplateValidParams {
             examined: sample.len(),
             repeated,
             keep,
+            backed_off: None,
             unmatched_keep,
             set: FxHashSet::default(),
         }
         .indexed()
+        .backing_off(texts, &distinct)
     }
 }
 
@@ -258,15 +312,14 @@ struct SegmentCount {
     end: usize,
 }
 
-/// Distinct documents per segment key over the sampled documents, duplicates counted once.
+/// Documents per segment key over the `distinct` documents (see [`distinct_documents`]).
 /// Chunks are counted in parallel and merged in chunk order, so the first occurrence (and so
 /// every output) is the same for any thread count.
 fn count_segments<S: AsRef<str> + Sync>(
     texts: &[S],
-    sample: &[usize],
+    distinct: &[usize],
     keep: &[u64],
 ) -> (FxHashMap<u64, SegmentCount>, FxHashSet<u64>) {
-    let distinct = distinct_documents(texts, sample);
     let partial: Vec<(FxHashMap<u64, SegmentCount>, FxHashSet<u64>)> = distinct
         .par_chunks(1024)
         .map(|chunk| {
@@ -358,30 +411,84 @@ impl Boilerplate {
         if !self.enabled || (self.set.is_empty() && !rights::may_hold_furniture(text)) {
             return false;
         }
-        let before = *removed;
-        let body = match rights::signature_start(text) {
-            Some(at) => {
-                removed.signatures += 1;
-                &text[..at]
-            }
-            None => text,
-        };
-        let mut copied = 0;
-        scanner.scan(body, |s| {
-            let verdict = self.judge(body, s);
-            if verdict != Verdict::Keep {
-                out.push_str(&body[copied..s.start]);
-                copied = s.end;
-                count(removed, verdict);
-            }
-        });
-        let any = *removed != before;
-        if !any {
+        let signature = rights::signature_start(text);
+        let body = signature.map_or(text, |at| &text[..at]);
+        let cuts = self.cuts(body, scanner);
+        if signature.is_none() && cuts.is_empty() {
             return false;
         }
+        removed.signatures += u64::from(signature.is_some());
+        let mut copied = 0;
+        for &(start, end, verdict) in &cuts {
+            out.push_str(&body[copied..start]);
+            copied = end;
+            count(removed, verdict);
+        }
         out.push_str(&body[copied..]);
-        removed.documents += u64::from(any);
-        any
+        removed.documents += 1;
+        true
+    }
+
+    /// The segments of `body` to cut (byte ranges, in order) and why. The repetition rule never
+    /// takes a document's every word: when no segment with words besides links would stay,
+    /// its repeated segments stay (a text that is all template is the content; a whole text
+    /// repeated is a duplicate, reported as one).
+    fn cuts(&self, body: &str, scanner: &mut Scanner) -> Vec<(usize, usize, Verdict)> {
+        let mut cuts = Vec::new();
+        let mut words_stay = false;
+        scanner.scan(body, |s| match self.judge(body, s) {
+            Verdict::Keep => {
+                words_stay = words_stay
+                    || (s.words > 0 && links::has_words_besides_links(&body[s.start..s.end]));
+            }
+            verdict => cuts.push((s.start, s.end, verdict)),
+        });
+        if !words_stay {
+            cuts.retain(|c| c.2 != Verdict::Repeated);
+        }
+        cuts
+    }
+
+    /// These rules with the repetition rule off when it would empty or nearly empty (see
+    /// [`NEARLY_EMPTY`]) more than [`BACK_OFF_SHARE`] of the `distinct` documents it was
+    /// fitted on.
+    fn backing_off<S: AsRef<str> + Sync>(mut self, texts: &[S], distinct: &[usize]) -> Self {
+        if self.set.is_empty() {
+            return self;
+        }
+        let emptied: usize = distinct
+            .par_chunks(1024)
+            .map(|chunk| {
+                let mut scanner = Scanner::default();
+                chunk
+                    .iter()
+                    .filter(|&&d| self.nearly_emptied(texts[d].as_ref(), &mut scanner))
+                    .count()
+            })
+            .sum();
+        if emptied as f64 <= BACK_OFF_SHARE * distinct.len() as f64 {
+            return self;
+        }
+        self.backed_off = Some(BackOff {
+            documents: emptied,
+            examined: distinct.len(),
+            found: self.repeated.len(),
+        });
+        self.repeated.clear();
+        self.indexed()
+    }
+
+    /// Whether the repetition rule would leave less than `1 - NEARLY_EMPTY` of the letters that
+    /// the other rules leave in `text`.
+    fn nearly_emptied(&self, text: &str, scanner: &mut Scanner) -> bool {
+        let body = rights::signature_start(text).map_or(text, |at| &text[..at]);
+        let (mut repeated, mut kept) = (0usize, 0usize);
+        scanner.scan(body, |s| match self.judge(body, s) {
+            Verdict::Repeated => repeated += s.letters,
+            Verdict::Keep => kept += s.letters,
+            Verdict::Rights | Verdict::QuoteHeader => {}
+        });
+        repeated > 0 && repeated as f64 >= NEARLY_EMPTY * (repeated + kept) as f64
     }
 
     /// What becomes of one segment of `text`.
@@ -429,12 +536,31 @@ fn long_enough(s: &Segment<'_>) -> bool {
 mod tests {
     use super::*;
 
-    fn fit(texts: &[&str], min_docs: Option<usize>) -> Boilerplate {
+    fn fit<S: AsRef<str> + Sync>(texts: &[S], min_docs: Option<usize>) -> Boilerplate {
         BoilerplateParams::new()
             .min_docs(min_docs)
             .check()
             .unwrap()
             .fit(texts)
+    }
+
+    /// `texts` followed by `n` documents of unique words with no segment in common, so that
+    /// the few short documents of a test are not most of its corpus (the back-off rule).
+    fn with_filler<'a>(texts: &[&'a str], n: usize) -> Vec<String> {
+        let mut all: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+        all.extend((0..n).map(|i| format!("Filler {} text.", word(i + 1000))));
+        all
+    }
+
+    /// A word of letters unique to `n` (digits would all normalise to `0`).
+    fn word(mut n: usize) -> String {
+        let mut w = String::new();
+        while {
+            w.push((b'a' + (n % 26) as u8) as char);
+            n /= 26;
+            n > 0
+        } {}
+        w
     }
 
     fn strip(b: &Boilerplate, text: &str) -> (String, Removed) {
@@ -450,8 +576,8 @@ mod tests {
         let texts = [
             "Kernels for graphs. © 2017 IEEE.",
             "Deep nets for speech. Personal note of the editors here. Copyright © 2019 IEEE.",
-            "Bandits. Personal note of the editors here.",
-            "Trees. Personal note of the editors here.",
+            "Bandits with many arms and their regret. Personal note of the editors here.",
+            "Decision trees grown on tabular data. Personal note of the editors here.",
         ];
         let b = fit(&texts, Some(3));
         assert_eq!(b.repeated.len(), 1);
@@ -533,8 +659,11 @@ mod tests {
             "Doctors disagree.\nGordon Banks N3JXP | Skepticism is the chastity of the intellect\n",
             "Take aspirin.\n--\nSome One, Dept of Things\nPhone 555\n",
         ];
-        let b = fit(&texts, Some(2));
+        // Two short posts of three, each mostly signature: the filler keeps the corpus from
+        // being mostly signatures (the back-off rule).
+        let b = fit(&with_filler(&texts, 60), Some(2));
         assert_eq!(b.repeated.len(), 1);
+        assert_eq!(b.backed_off, None);
         let (t, r) = strip(&b, texts[0]);
         assert_eq!(t.trim(), "My car broke.");
         assert_eq!((r.quote_headers, r.repeated), (1, 1));
@@ -574,11 +703,7 @@ mod tests {
             "强化学习。本文版权归作者所有，未经许可不得转载。",
         ];
         // Han text has no spaces: each ideograph counts as a word.
-        let b = BoilerplateParams::new()
-            .min_docs(Some(3))
-            .check()
-            .unwrap()
-            .fit(&texts);
+        let b = fit(&with_filler(&texts, 40), Some(3));
         assert_eq!(b.repeated.len(), 1);
         assert_eq!(strip(&b, texts[1]).0, "图神经网络。");
         let mut segs = Vec::new();
@@ -590,6 +715,79 @@ mod tests {
                 "本文版权归作者所有，未经许可不得转载。"
             ]
         );
+    }
+
+    /// Issue 40: a segment that is a document's whole text (links aside) is never cut by the
+    /// repetition rule; other documents still lose it.
+    #[test]
+    fn a_whole_text_is_never_cut_as_repeated() {
+        let mut texts: Vec<String> = (0..40)
+            .map(|i| {
+                format!(
+                    "We study {} and {} at length. Code and data are released here.",
+                    word(i + 100),
+                    word(i + 500)
+                )
+            })
+            .collect();
+        texts.push("Code and data are released here.".into());
+        texts.push("Code and data are released here.\nhttps://x.org/code".into());
+        let b = fit(&texts, None);
+        assert_eq!(b.backed_off, None, "2 of 42 documents: below the share");
+        assert_eq!(b.repeated.len(), 1);
+        for whole in &texts[40..] {
+            assert_eq!(strip(&b, whole), (whole.to_string(), Removed::default()));
+        }
+        let (t, r) = strip(&b, &texts[0]);
+        assert_eq!(t.trim(), "We study wd and gt at length.");
+        assert_eq!((r.repeated, r.documents), (1, 1));
+    }
+
+    /// Issue 40: 30 x 3 templated records that differ only in a number. The repetition rule
+    /// would empty all of them, so it backs off and the texts stay whole.
+    #[test]
+    fn the_repetition_rule_backs_off_when_it_would_empty_the_corpus() {
+        let templates = [
+            "Neural network training {} graph",
+            "Protein folding with {} diffusion steps",
+            "Bandit regret bounds for {} arms",
+        ];
+        let texts: Vec<String> = (1..=30)
+            .flat_map(|i| templates.map(|t| t.replace("{}", &i.to_string())))
+            .collect();
+        let b = fit(&texts, None);
+        let off = b.backed_off.expect("backed off");
+        assert_eq!((off.documents, off.examined, off.found), (90, 90, 3));
+        assert!(b.repeated.is_empty());
+        assert!(
+            off.to_string()
+                .contains("90 of 90 documents (100%, more than 5%)"),
+            "{off}"
+        );
+        for t in &texts {
+            assert_eq!(strip(&b, t).0, *t);
+        }
+        // Saved and read back, the model still removes nothing.
+        let json = serde_json::to_string(&b).unwrap();
+        let back: Boilerplate = serde_json::from_str::<Boilerplate>(&json)
+            .unwrap()
+            .indexed();
+        assert_eq!(back.backed_off, Some(off));
+        assert_eq!(strip(&back, &texts[0]).0, texts[0]);
+        // Under the share, the rule stays on: 4 nearly emptied documents of 100.
+        let mut few: Vec<String> = (7..11)
+            .map(|i| format!("Neural network training {i} graph"))
+            .collect();
+        few.extend((0..96).map(|i| {
+            format!(
+                "A long abstract about {} and {} methods. Neural network training 3 graph",
+                word(i + 10),
+                word(i + 900)
+            )
+        }));
+        let b = fit(&few, None);
+        assert_eq!(b.backed_off, None);
+        assert_eq!(b.repeated.len(), 1);
     }
 
     #[test]
@@ -605,16 +803,6 @@ mod tests {
 
     #[test]
     fn the_fit_is_the_same_for_any_thread_count() {
-        // Unique words per document (digits would all normalise to `0`).
-        let word = |mut n: usize| {
-            let mut w = String::new();
-            while {
-                w.push((b'a' + (n % 26) as u8) as char);
-                n /= 26;
-                n > 0
-            } {}
-            w
-        };
         let texts: Vec<String> = (0..20_000)
             .map(|i| {
                 format!(

@@ -253,6 +253,7 @@ fn sample_blocks(
         sources,
         skipped: Vec::new(),
         renamed: Vec::new(),
+        duplicates: Vec::new(),
         has_time: files.iter().any(|f| f.0.time.is_some()),
         has_label: files.iter().any(|f| f.0.label.is_some()),
     };
@@ -321,6 +322,7 @@ pub fn sample_all(
         sources,
         skipped: Vec::new(),
         renamed: Vec::new(),
+        duplicates: Vec::new(),
         has_time,
         has_label,
     };
