@@ -51,6 +51,80 @@ fn templated_table(dir: &Path) -> std::path::PathBuf {
 }
 
 #[test]
+fn issue_40_templated_records_are_topics_not_boilerplate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = templated_table(tmp.path());
+    let out = tmp.path().join("out");
+    let o = bin()
+        .args(["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("the repetition rule (clean.boilerplate) is off for this corpus")
+            && err.contains("of 90 documents")
+            && err.contains("more than 5%"),
+        "one warning names the rule and the share: {err}"
+    );
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    let off = &run["clean"]["repetition_backed_off"];
+    assert!(off["documents"].as_u64() > Some(70), "{off}");
+    assert_eq!(off["found"].as_u64(), Some(3), "{off}");
+
+    // Every document is analysed, and each topic is exactly one template.
+    let (h, rows) = read_csv(&out.join("documents.csv"));
+    let (ids, topics) = (column(&h, &rows, "doc_id"), column(&h, &rows, "topic_id"));
+    assert_eq!(ids.len(), 90, "no document left out");
+    let mut template_of_topic = std::collections::BTreeMap::new();
+    for (id, topic) in ids.iter().zip(&topics) {
+        let template = &id[..2];
+        let was = template_of_topic.insert(*topic, template);
+        assert!(
+            was.is_none_or(|w| w == template),
+            "topic {topic} mixes {was:?} and {template}"
+        );
+    }
+    assert_eq!(template_of_topic.len(), 3, "{template_of_topic:?}");
+
+    // The labels are the templates' words.
+    let (h, rows) = read_csv(&out.join("topics.csv"));
+    let labels = column(&h, &rows, "label").join(" | ");
+    for word in ["network", "protein", "bandit"] {
+        assert!(labels.contains(word), "{labels}");
+    }
+
+    // No CSV cell starts a formula.
+    for f in [
+        "documents.csv",
+        "topics.csv",
+        "terms.csv",
+        "topic_trends.csv",
+    ] {
+        let (_, rows) = read_csv(&out.join(f));
+        for cell in rows.iter().flatten() {
+            let numeric = cell.parse::<f64>().is_ok();
+            let first = cell.chars().next().unwrap_or(' ');
+            assert!(
+                numeric || !"=+-@\t\r".contains(first),
+                "{f}: unescaped cell {cell:?}"
+            );
+        }
+    }
+    // And the report shows the titles as text, not markup.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        !html.contains("<img src=x"),
+        "markup from a title reached the report"
+    );
+    assert!(
+        html.contains("Nothing was removed as repeated"),
+        "the report says why"
+    );
+}
+
+#[test]
 fn issue_40_whole_repeated_texts_are_duplicates_and_kept() {
     let tmp = tempfile::tempdir().unwrap();
     let mut csv = std::fs::read_to_string(fixture("papers.csv")).unwrap();

@@ -1,8 +1,9 @@
-//! Choice of the number of topics k: silhouette score and inertia against
-//! k, in two side-by-side panels, with the chosen k marked in both.
+//! Choice of the number of topics k: the rule's score, the silhouette and the
+//! inertia against k, in three side-by-side panels, with the chosen k marked in
+//! each, and the rule written under them (why the chosen k won).
 //!
-//! Two panels rather than one chart with two y axes: dual axes invite
-//! reading meaning into where the two lines cross, and each metric needs its
+//! Panels rather than one chart with several y axes: dual axes invite
+//! reading meaning into where the lines cross, and each metric needs its
 //! own "better" direction spelled out. Points are sorted by k; non-finite
 //! values break the line instead of being drawn.
 
@@ -24,16 +25,20 @@ pub struct KScore {
     pub silhouette: f64,
     /// Within-cluster sum of squares (lower is better; look for the elbow).
     pub inertia: f64,
+    /// The score the rule ranks k by (higher wins).
+    pub score: f64,
 }
 
 /// Draws `k_selection.png` / `.svg` into `dir`. `chosen_k` is marked with a
 /// dashed line (and a warning is returned if it lies outside the evaluated
-/// range). Skipped when fewer than 2 points are given.
+/// range); `rule` is the footnote that says how the score is made. Skipped
+/// when fewer than 2 points are given.
 pub fn k_selection(
     dir: &Path,
     style: &ChartStyle,
     points: &[KScore],
     chosen_k: usize,
+    rule: &str,
 ) -> Result<ChartOutcome, ChartError> {
     if points.len() < 2 {
         return skipped("fewer than 2 values of k were evaluated");
@@ -48,6 +53,7 @@ pub fn k_selection(
             title: style.title.clone(),
             pts,
             chosen_k,
+            rule: rule.to_string(),
         },
     )
 }
@@ -56,6 +62,7 @@ struct KChart {
     title: String,
     pts: Vec<KScore>,
     chosen_k: usize,
+    rule: String,
 }
 
 impl Chart for KChart {
@@ -71,36 +78,38 @@ impl Chart for KChart {
             ));
         }
         let bottom = c.footnote(&[
-            "Silhouette: how well documents sit in their own topic (−1..1). Inertia: within-topic spread; look for the elbow."
+            self.rule.clone(),
+            "Silhouette: how well documents sit in their own topic (−1..1). Inertia: within-topic spread."
                 .to_string(),
         ])?;
         let m = c.margin();
-        let gap = c.px(90.0);
-        let w = (c.width - 2.0 * m - gap) / 2.0;
-        let left = Rect::new(m, top, m + w, bottom);
-        let right = Rect::new(m + w + gap, top, c.width - m, bottom);
+        let gap = c.px(70.0);
+        let w = (c.width - 2.0 * m - 2.0 * gap) / 3.0;
         let ks: Vec<f64> = self.pts.iter().map(|p| p.k as f64).collect();
-        let sil: Vec<f64> = self.pts.iter().map(|p| p.silhouette).collect();
-        let ine: Vec<f64> = self.pts.iter().map(|p| p.inertia).collect();
         let chosen = in_range.then_some(self.chosen_k as f64);
-        panel(
-            c,
-            left,
-            "Silhouette score (higher is better)",
-            &ks,
-            &sil,
-            topic_color(4),
-            chosen,
-        )?;
-        panel(
-            c,
-            right,
-            "Inertia (lower is better)",
-            &ks,
-            &ine,
-            topic_color(5),
-            chosen,
-        )
+        let panels: [(&str, Vec<f64>, usize); 3] = [
+            (
+                "Score (the rule: highest wins)",
+                self.pts.iter().map(|p| p.score).collect(),
+                0,
+            ),
+            (
+                "Silhouette (higher is better)",
+                self.pts.iter().map(|p| p.silhouette).collect(),
+                4,
+            ),
+            (
+                "Inertia (lower is better)",
+                self.pts.iter().map(|p| p.inertia).collect(),
+                5,
+            ),
+        ];
+        for (i, (title, ys, color)) in panels.iter().enumerate() {
+            let x0 = m + i as f32 * (w + gap);
+            let r = Rect::new(x0, top, x0 + w, bottom);
+            panel(c, r, title, &ks, ys, topic_color(*color), chosen)?;
+        }
+        Ok(())
     }
 }
 

@@ -215,12 +215,16 @@ fn terms() -> Vec<TopicTerms> {
         .collect()
 }
 
+const RULE_NOTE: &str =
+    "Score = silhouette − 0.2 · |ln(k / k₀)|, k₀ = √n / 10 = 8.0 for 6,400 documents.";
+
 fn kscores() -> Vec<KScore> {
     (2..=20)
         .map(|k| KScore {
             k,
             silhouette: 0.05 + 0.1 * (-((k as f64 - 8.0).powi(2)) / 20.0).exp(),
             inertia: 1.0e6 / (k as f64).sqrt(),
+            score: 0.05 - 0.2 * (k as f64 / 8.0).ln().abs(),
         })
         .collect()
 }
@@ -359,7 +363,7 @@ fn render_all(dir: &Path, style: &ChartStyle) -> Vec<ChartOutcome> {
     vec![
         topic_sizes(dir, style, &bars()).unwrap(),
         top_terms(dir, style, &terms()).unwrap(),
-        k_selection(dir, style, &kscores(), 8).unwrap(),
+        k_selection(dir, style, &kscores(), 8, RULE_NOTE).unwrap(),
         topic_share_over_time(dir, style, &periods(), &positions(), &series()).unwrap(),
         movers(
             dir,
@@ -486,8 +490,8 @@ fn skip_rules() {
         terms: vec![],
     }];
     assert_skipped(top_terms(d, &st, &no_terms).unwrap());
-    assert_skipped(k_selection(d, &st, &kscores()[..1], 2).unwrap());
-    assert_skipped(k_selection(d, &st, &[], 2).unwrap());
+    assert_skipped(k_selection(d, &st, &kscores()[..1], 2, RULE_NOTE).unwrap());
+    assert_skipped(k_selection(d, &st, &[], 2, RULE_NOTE).unwrap());
     let one_period = vec!["2020".to_string()];
     let s1 = [TopicSeries {
         topic_id: 0,

@@ -37,7 +37,7 @@ pub enum KChoice {
     Fixed {
         k: usize,
     },
-    /// Every k in `k_min..=k_max` is tried (see [`auto_k`]).
+    /// Every k in `k_min..=k_max` is tried and scored (see [`auto_k`] for the rule).
     Auto {
         k_min: usize,
         k_max: usize,
@@ -237,10 +237,14 @@ impl ClusterValidParams {
     /// TF-IDF entry k times each; above the mini-batch threshold they cost more than they give,
     /// so large corpora keep the mini-batch topics (figures in the README). `on_step` hears what
     /// the stage is doing, for the progress bar.
+    ///
+    /// `previous_k` is the fitted k of the run this one follows, which an automatic k keeps
+    /// while it scores close to the best (see [`auto_k`]).
     pub fn fit(
         &self,
         x: ArrayView2<f32>,
         terms: &CsrMatrix,
+        previous_k: Option<usize>,
         mut on_step: impl FnMut(&str),
     ) -> Result<(Clustering, Option<KSelection>), ClusterError> {
         let p = &self.0;
@@ -254,10 +258,15 @@ impl ClusterValidParams {
         let (k, selection) = match p.k {
             KChoice::Fixed { k } => (k, None),
             KChoice::Auto { k_min, k_max } => {
-                let sel =
-                    auto_k::sweep(x, &base, k_min, k_max, p.silhouette_sample, p.seed, |k| {
-                        on_step(&format!("trying k = {k}"))
-                    })?;
+                let sel = auto_k::sweep(
+                    x,
+                    &base,
+                    (k_min, k_max),
+                    p.silhouette_sample,
+                    p.seed,
+                    previous_k,
+                    |k| on_step(&format!("trying k = {k}")),
+                )?;
                 (sel.chosen, Some(sel))
             }
         };

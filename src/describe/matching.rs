@@ -78,6 +78,9 @@ pub fn fingerprints(summary: &TopicSummary, tokens: &TokenizedCorpus) -> Vec<Vec
 pub struct PreviousTopics {
     pub topics: Vec<TopicFingerprint>,
     pub next_id: usize,
+    /// The number of topics the previous run fitted (before any merge), which an automatic k
+    /// keeps while it scores close to the best.
+    pub fitted_k: Option<usize>,
 }
 
 /// Gives `summary`'s topics the ids of the previous run's matching topics (fresh ids for the

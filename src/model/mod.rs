@@ -329,6 +329,7 @@ impl SavedModel {
         PreviousTopics {
             topics: self.topics.iter().map(SavedTopic::fingerprint).collect(),
             next_id: self.next_id,
+            fitted_k: Some(self.centroids.len()).filter(|&k| k > 0),
         }
     }
 

@@ -36,7 +36,8 @@ pub fn fit(
 ) -> Result<Analysis, PipelineError> {
     let mut tfidf = vectorize(settings, &mut prepared, progress)?;
     let (reducer, vectors) = reduce(settings, &tfidf, progress)?;
-    let (mut clustering, k_selection) = cluster(settings, &vectors, &tfidf, progress)?;
+    let previous_k = previous.as_ref().and_then(|p| p.fitted_k);
+    let (mut clustering, k_selection) = cluster(settings, &vectors, &tfidf, previous_k, progress)?;
     // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
     tfidf.release_matrix();
     // The map is laid out for the fitted topics, which the model places documents into (naming
@@ -76,6 +77,13 @@ pub fn fit(
         let descended = layout_job.join().expect("the layout thread does not panic");
         let merged = shaped.fine.is_some().then_some(&clustering);
         let map = finish_map(settings, descended, &vectors, &fitted, merged, progress)?;
+        // The report says what the log said about the range of an automatic k.
+        let warnings = k_selection
+            .as_ref()
+            .and_then(|s| s.edge.clone())
+            .into_iter()
+            .chain(shaped.warnings)
+            .collect();
         Ok(Analysis {
             scope: Scope::Documents,
             corpus,
@@ -95,7 +103,7 @@ pub fn fit(
             fingerprints,
             drift,
             next_id,
-            warnings: shaped.warnings,
+            warnings,
             tree: shaped.tree,
             fine: shaped.fine,
         })
@@ -242,14 +250,15 @@ fn cluster(
     settings: &Settings,
     vectors: &Array2<f32>,
     tfidf: &TfIdf,
+    previous_k: Option<usize>,
     progress: &mut Progress,
 ) -> Result<(Clustering, Option<KSelection>), PipelineError> {
-    Ok(progress.stage(
+    let selection = progress.stage(
         "cluster",
         |bar| {
             settings
                 .cluster
-                .fit(vectors.view(), tfidf.matrix(), |step| {
+                .fit(vectors.view(), tfidf.matrix(), previous_k, |step| {
                     bar.set_message(format!("cluster: {step}"))
                 })
         },
@@ -258,7 +267,19 @@ fn cluster(
             1 => format!("k = {}, refined in 1 pass", c.k()),
             p => format!("k = {}, refined in {p} passes", c.k()),
         },
-    )?)
+    )?;
+    if let Some(sel) = &selection.1 {
+        if let Some(k) = sel.kept_previous {
+            progress.info(&format!(
+                "k = {k} kept from the previous run: its score is within {} of the best",
+                crate::cluster::auto_k::KEEP_PREVIOUS
+            ));
+        }
+        if let Some(edge) = &sel.edge {
+            progress.warn(edge);
+        }
+    }
+    Ok(selection)
 }
 
 /// The topics of `clustering` described from the documents: terms, labels, representatives.

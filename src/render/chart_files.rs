@@ -287,11 +287,12 @@ fn k_selection(
             k: s.k,
             silhouette: s.silhouette,
             inertia: s.inertia,
+            score: s.score,
         })
         .collect();
     Ok(DrawnChart::new(
         "k_selection",
         format!("How k = {} was chosen: {}.", sel.chosen, sel.rule),
-        chart::k_selection(dir, style, &points, sel.chosen)?,
+        chart::k_selection(dir, style, &points, sel.chosen, &sel.explained())?,
     ))
 }

@@ -199,6 +199,10 @@ pub fn k_selection(sel: &KSelection) -> DataFrame {
             sel.scores.iter().map(|s| s.inertia).collect::<Vec<_>>(),
         ),
         Column::new(
+            "score".into(),
+            sel.scores.iter().map(|s| s.score).collect::<Vec<_>>(),
+        ),
+        Column::new(
             "chosen".into(),
             sel.scores
                 .iter()
