@@ -33,6 +33,7 @@
 
 pub mod boilerplate;
 mod byteset;
+pub mod injected;
 pub mod links;
 mod stage;
 mod tables;

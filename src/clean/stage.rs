@@ -5,7 +5,8 @@
 //! For each document, in this order:
 //! 1. [`boilerplate`](super::boilerplate): repeated segments, rights statements, quoted headers
 //!    and signatures are cut from the raw text (lines and sentences are still whole there);
-//! 2. [`links`](super::links): URLs, e-mail addresses, DOIs and arXiv identifiers go;
+//! 2. [`links`](super::links): URLs, e-mail addresses, DOIs and arXiv identifiers go, then
+//!    [`injected`](super::injected) HTML tags and spreadsheet formulas (both under `links`);
 //! 3. the markup [`Cleaner`]: LaTeX, Markdown, entities, whitespace.
 //!
 //! The result is the text features and labels are built from. A document keeps its original
@@ -16,6 +17,7 @@ use super::boilerplate::{
     BackOff, Boilerplate, BoilerplateParams, BoilerplateParamsError, BoilerplateValidParams,
     Removed, Scanner,
 };
+use super::injected;
 use super::links::{self, LinkCounts};
 use super::Cleaner;
 use serde::{Deserialize, Serialize};
@@ -53,7 +55,8 @@ impl CleanParams {
         self.boilerplate = p;
         self
     }
-    /// Whether URLs, e-mail addresses, DOIs and arXiv identifiers are removed (`links`).
+    /// Whether URLs, e-mail addresses, DOIs and arXiv identifiers are removed, and HTML tags and
+    /// spreadsheet formulas (`links`).
     pub fn links(mut self, on: bool) -> Self {
         self.links = on;
         self
@@ -101,6 +104,9 @@ pub struct CleanTally {
     pub links: LinkCounts,
     /// Documents whose features text differs from their original text.
     pub documents_changed: u64,
+    /// HTML tags and spreadsheet formulas removed (see [`injected`](super::injected)).
+    #[serde(default)]
+    pub markup: u64,
     /// Documents left with no word once these rules ran (left out of the analysis).
     #[serde(default)]
     pub documents_left_out: u64,
@@ -115,6 +121,7 @@ impl CleanTally {
         self.removed.add(&o.removed);
         self.links.add(&o.links);
         self.documents_changed += o.documents_changed;
+        self.markup += o.markup;
         self.documents_left_out += o.documents_left_out;
         self.duplicates += o.duplicates;
     }
@@ -157,6 +164,7 @@ pub struct CleanBuffers {
     scanner: Scanner,
     stripped: String,
     linked: String,
+    injected: String,
 }
 
 /// One document after the clean stage.
@@ -208,13 +216,19 @@ impl TextCleaner {
             bufs.linked.clear();
             linked = links::strip_links(source, &mut bufs.linked, &mut tally.links);
         }
-        if !stripped && !linked {
+        let source = if linked { &bufs.linked } else { source };
+        let mut injected = false;
+        if self.links && injected::may_hold(source) {
+            bufs.injected.clear();
+            injected = injected::strip(source, &mut bufs.injected, &mut tally.markup);
+        }
+        if !stripped && !linked && !injected {
             self.markup.clean_into(raw, out);
             return Cleaned::Same;
         }
         tally.documents_changed += 1;
         self.markup
-            .clean_into(if linked { &bufs.linked } else { source }, out);
+            .clean_into(if injected { &bufs.injected } else { source }, out);
         let mut original = String::with_capacity(raw.len());
         self.markup.clean_into(raw, &mut original);
         Cleaned::Changed(original)

@@ -77,13 +77,7 @@ pub fn fit(
         let descended = layout_job.join().expect("the layout thread does not panic");
         let merged = shaped.fine.is_some().then_some(&clustering);
         let map = finish_map(settings, descended, &vectors, &fitted, merged, progress)?;
-        // The report says what the log said about the range of an automatic k.
-        let warnings = k_selection
-            .as_ref()
-            .and_then(|s| s.edge.clone())
-            .into_iter()
-            .chain(shaped.warnings)
-            .collect();
+        let warnings = with_k_edge(k_selection.as_ref(), shaped.warnings);
         Ok(Analysis {
             scope: Scope::Documents,
             corpus,
@@ -108,6 +102,15 @@ pub fn fit(
             fine: shaped.fine,
         })
     })
+}
+
+/// The report's warnings: what the log said about the range of an automatic k, then `rest`.
+fn with_k_edge(selection: Option<&KSelection>, rest: Vec<String>) -> Vec<String> {
+    selection
+        .and_then(|s| s.edge.clone())
+        .into_iter()
+        .chain(rest)
+        .collect()
 }
 
 /// Step 1 of the document map (on every core, before the descent goes to a thread of its

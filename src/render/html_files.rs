@@ -118,6 +118,7 @@ fn cleaning(r: &crate::clean::CleanReport) -> ReportCleaning {
             ("E-mail addresses", t.links.emails),
             ("DOIs", t.links.dois),
             ("arXiv identifiers", t.links.arxiv_ids),
+            ("HTML tags and spreadsheet formulas", t.markup),
             ("Documents changed", t.documents_changed),
             (
                 "Documents left out (nothing else in them)",

@@ -251,11 +251,9 @@ fn sample_blocks(
     let corpus = Corpus {
         documents,
         sources,
-        skipped: Vec::new(),
-        renamed: Vec::new(),
-        duplicates: Vec::new(),
         has_time: files.iter().any(|f| f.0.time.is_some()),
         has_label: files.iter().any(|f| f.0.label.is_some()),
+        ..Corpus::default()
     };
     Ok(Some((corpus, seen)))
 }
@@ -320,11 +318,9 @@ pub fn sample_all(
     let corpus = Corpus {
         documents: kept.into_iter().map(|(_, d)| d).collect(),
         sources,
-        skipped: Vec::new(),
-        renamed: Vec::new(),
-        duplicates: Vec::new(),
         has_time,
         has_label,
+        ..Corpus::default()
     };
     Ok((corpus, seen.into_inner()))
 }
