@@ -71,7 +71,11 @@ fn issue_40_templated_records_are_topics_not_boilerplate() {
     );
     let off = &run["clean"]["repetition_backed_off"];
     assert_eq!(off["documents"].as_u64(), Some(90), "{off}");
-    assert_eq!(off["found"].as_u64(), Some(12), "a template with each title: {off}");
+    assert_eq!(
+        off["found"].as_u64(),
+        Some(12),
+        "a template with each title: {off}"
+    );
 
     // Every document is analysed, and each topic is exactly one template.
     let (h, rows) = read_csv(&out.join("documents.csv"));

@@ -183,7 +183,7 @@ fn sweep_rows(n: usize, seed: u64) -> Vec<usize> {
     if n <= SWEEP_ROWS {
         return (0..n).collect();
     }
-    let mut rng = rand_xoshiro::Xoshiro256Plus::seed_from_u64(seed ^ 0x6b5f_7377_6565_70);
+    let mut rng = rand_xoshiro::Xoshiro256Plus::seed_from_u64(seed ^ 0x006b_5f73_7765_6570);
     let mut rows = rand::seq::index::sample(&mut rng, n, SWEEP_ROWS).into_vec();
     rows.sort_unstable();
     rows

@@ -546,7 +546,7 @@ mod tests {
 
     /// `texts` followed by `n` documents of unique words with no segment in common, so that
     /// the few short documents of a test are not most of its corpus (the back-off rule).
-    fn with_filler<'a>(texts: &[&'a str], n: usize) -> Vec<String> {
+    fn with_filler(texts: &[&str], n: usize) -> Vec<String> {
         let mut all: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
         all.extend((0..n).map(|i| format!("Filler {} text.", word(i + 1000))));
         all
