@@ -174,4 +174,8 @@ fn issue_40_whole_repeated_texts_are_duplicates_and_kept() {
     assert!(copies.iter().all(|t| *t == copies[0]), "{copies:?}");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("Duplicate documents (kept; listed in duplicates.csv)"));
+    assert!(
+        html.contains("<tr><td>x2</td><td>x1</td></tr>"),
+        "the ids are listed"
+    );
 }

@@ -138,6 +138,9 @@ pub struct ReportCleaning {
     /// Rules that stood down for this corpus, in a sentence each.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The first documents that repeat another's whole text: (id, the first one's id).
+    #[serde(default)]
+    pub duplicates: Vec<(String, String)>,
 }
 
 /// One topic.

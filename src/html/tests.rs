@@ -92,6 +92,7 @@ fn sample() -> ReportData {
             min_docs: 3,
             counts: vec![("URLs".into(), 4)],
             notes: vec!["Nothing was removed as repeated: <b>x</b>.".into()],
+            duplicates: vec![("p9".into(), "p<1>".into())],
         }),
         map: None,
     }
@@ -685,6 +686,10 @@ fn removed_text_is_listed_only_when_something_was_removed() {
         section.contains(
             "<p class=\"note\">Nothing was removed as repeated: &lt;b&gt;x&lt;/b&gt;.</p>"
         ),
+        "{section}"
+    );
+    assert!(
+        section.contains("<tr><td>p9</td><td>p&lt;1&gt;</td></tr>"),
         "{section}"
     );
     let mut bare = sample();

@@ -11,7 +11,7 @@ use crate::html::{
     self, ReportChart, ReportCleaning, ReportData, ReportDoc, ReportMap, ReportMapPoint,
     ReportTopic,
 };
-use crate::ingest::Corpus;
+use crate::ingest::{Corpus, Duplicate};
 use crate::progress::thousands;
 use std::path::Path;
 
@@ -59,7 +59,7 @@ fn report_data(
         metrics: a.metrics.as_ref().map(metric_rows),
         warnings: warnings.to_vec(),
         hierarchy: a.tree.as_ref().map(|t| merges(a, t)).unwrap_or_default(),
-        cleaning: Some(cleaning(&a.cleaner.report(a.cleaned))),
+        cleaning: Some(cleaning(&a.cleaner.report(a.cleaned), &a.corpus.duplicates)),
         map: report_map(a),
     }
 }
@@ -101,9 +101,9 @@ fn report_map(a: &Analysis) -> Option<ReportMap> {
     })
 }
 
-/// What the clean stage removed, for the report: the repeated segments listed in `run.json`
-/// and every nonzero count.
-fn cleaning(r: &crate::clean::CleanReport) -> ReportCleaning {
+/// What the clean stage removed, for the report: the repeated segments listed in `run.json`,
+/// every nonzero count, and the first duplicates.
+fn cleaning(r: &crate::clean::CleanReport, duplicates: &[Duplicate]) -> ReportCleaning {
     let mut counts = Vec::new();
     if let Some(t) = &r.removed {
         let rows = [
@@ -148,6 +148,11 @@ fn cleaning(r: &crate::clean::CleanReport) -> ReportCleaning {
             .repetition_backed_off
             .iter()
             .map(|b| format!("Nothing was removed as repeated: {b}."))
+            .collect(),
+        duplicates: duplicates
+            .iter()
+            .take(crate::clean::boilerplate::LISTED)
+            .map(|d| (d.id.clone(), d.duplicate_of.clone()))
             .collect(),
     }
 }
