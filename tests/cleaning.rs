@@ -161,6 +161,13 @@ fn issue_40_whole_repeated_texts_are_duplicates_and_kept() {
         run["clean"]
     );
     assert!(run["clean"].get("repetition_backed_off").is_none());
+    let listed: Vec<&str> = run["duplicates"]
+        .as_array()
+        .expect("run.json lists the duplicates")
+        .iter()
+        .map(|d| d["duplicate_of"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["x1", "x1", "x1"]);
     // Kept: all four copies are analysed, in one topic.
     let (h, rows) = read_csv(&out.join("documents.csv"));
     let (ids, topics) = (column(&h, &rows, "doc_id"), column(&h, &rows, "topic_id"));

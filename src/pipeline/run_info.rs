@@ -1,16 +1,16 @@
 //! `run.json`: how a report was made, for `run` and `assign` alike.
 //!
 //! Both commands write the same header (tool, version, command, start time, inputs with their
-//! sha256, skipped and renamed documents, warnings, stage timings and peak memory); each adds
-//! what it alone knows: the resolved settings and fit figures of a run, the model and topic
-//! sizes of an assignment. Apart from the timings, memory and start time, two runs with the same
+//! sha256, skipped, renamed and duplicate documents, warnings, stage timings and peak memory);
+//! each adds what it alone knows: the resolved settings and fit figures of a run, the model and
+//! topic sizes of an assignment. Apart from the timings, memory and start time, two runs with the same
 //! inputs and seed write identical bytes.
 
 use crate::clean::CleanReport;
 use crate::cluster::KSelection;
 use crate::config::Settings;
 use crate::describe::trends;
-use crate::ingest::{Corpus, Renamed, Skipped, SourceFile};
+use crate::ingest::{Corpus, Duplicate, Renamed, Skipped, SourceFile};
 use crate::progress::Progress;
 use crate::render::Analysis;
 use crate::tables::{self, ExportError};
@@ -27,6 +27,9 @@ struct Header<'a> {
     inputs: &'a [SourceFile],
     skipped: &'a [Skipped],
     renamed_ids: &'a [Renamed],
+    /// Documents that repeat another's whole text (kept; also in `duplicates.csv`).
+    #[serde(skip_serializing_if = "<[Duplicate]>::is_empty")]
+    duplicates: &'a [Duplicate],
     warnings: &'a [String],
     timings_seconds: Vec<(String, f64)>,
     /// Peak resident memory so far at the end of each stage (a measurement, like the timings).
@@ -49,6 +52,7 @@ impl<'a> Header<'a> {
             inputs: &corpus.sources,
             skipped: &corpus.skipped,
             renamed_ids: &corpus.renamed,
+            duplicates: &corpus.duplicates,
             warnings,
             timings_seconds: progress
                 .stages()
