@@ -107,10 +107,13 @@ pub const TAGS: &[&str] = &[
 
 /// Longest tag, in bytes.
 const TAG_MAX: usize = 512;
-/// Longest `<script>` or `<style>` element, in bytes.
-const ELEMENT_MAX: usize = 8192;
+/// Longest content of a `<script>` or `<style>` element that goes with it, in bytes (bounded,
+/// so that many unclosed elements cost at most this much each).
+const ELEMENT_MAX: usize = 256;
 /// Longest formula, in bytes.
 const FORMULA_MAX: usize = 512;
+/// Longest tag name (with its prefix) or function name, in bytes.
+const NAME_MAX: usize = 64;
 
 /// True when `text` may hold something [`strip`] removes.
 pub fn may_hold(text: &str) -> bool {
@@ -152,7 +155,9 @@ fn tag_end(b: &[u8], i: usize) -> Option<usize> {
     let closing = b.get(j) == Some(&b'/');
     j += usize::from(closing);
     let name_start = j;
-    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b':') {
+    while j < b.len().min(name_start + NAME_MAX)
+        && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b':')
+    {
         j += 1;
     }
     let name = std::str::from_utf8(&b[name_start..j]).ok()?;
@@ -174,7 +179,7 @@ fn tag_end(b: &[u8], i: usize) -> Option<usize> {
         return Some(end);
     }
     // The element's content goes too, up to its closing tag (or the tag alone if none is near).
-    let body = &b[end..b.len().min(end + ELEMENT_MAX)];
+    let body = &b[end..b.len().min(end + ELEMENT_MAX + name.len() + 2)];
     let close_tag = format!("</{name}");
     let at = body
         .windows(close_tag.len())
@@ -191,9 +196,12 @@ fn formula_end(b: &[u8], i: usize) -> Option<usize> {
     {
         return None;
     }
-    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.') {
+    while j < b.len().min(i + 1 + NAME_MAX)
+        && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'.')
+    {
         j += 1;
     }
+    // `j` is at most NAME_MAX + 1 bytes in, well inside the limit.
     let limit = b.len().min(i + FORMULA_MAX);
     match b.get(j) {
         Some(b'(') => call_end(b, j, limit),
@@ -257,6 +265,33 @@ mod tests {
             assert_eq!(strip_all(cell).0, left, "{cell}");
         }
         assert_eq!(strip_all("<b>a</b> =SUM(1) @MAX(2)").1, 4);
+    }
+
+    #[test]
+    fn hostile_input_cannot_panic_or_be_slow() {
+        let long = "a".repeat(1000);
+        for text in [
+            format!("<{long}:p x>"),
+            format!("={long}(x)"),
+            format!("@{long}|'x'!A1"),
+            "<script>".repeat(20_000),
+            "=SUM(".repeat(20_000),
+            "<p".repeat(20_000),
+            format!("<{long}"),
+            "<".into(),
+            "=".into(),
+            "=a(".into(),
+        ] {
+            let (out, _) = strip_all(&text);
+            assert!(
+                out.len() <= text.len() + text.len() / 2 + 1,
+                "{}",
+                &text[..20.min(text.len())]
+            );
+        }
+        // A long prefix is not a tag name; unclosed scripts go one tag at a time.
+        assert_eq!(strip_all(&format!("<{long}:p x>")).1, 0);
+        assert_eq!(strip_all(&"<script>".repeat(3)).1, 3);
     }
 
     #[test]
