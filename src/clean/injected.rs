@@ -9,22 +9,21 @@
 //! (escaped in the report, guarded in CSVs).
 //!
 //! What counts:
-//! - a tag `<name …>` or `</name>` whose name (after an optional `prefix:`, as `jats:p`) is one
-//!   of [`TAGS`], followed by whitespace, `/` or `>`, closed within [`TAG_MAX`] bytes and with no
-//!   `<` or line break inside; `<script>` and `<style>` go with their content. So `a <b and c>`
-//!   goes but `x <y and y> z` and `#include <math.h>` stay;
+//! - a tag `<name>`, `</name>`, `<name/>` or `<name a=1 b="x">` whose name is one of
+//!   [`HTML_TAGS`], or of [`XML_TAGS`] with a prefix (`jats:p`, `mml:mi`), and whose
+//!   attributes are all `name=value`, closed within [`TAG_MAX`] bytes; `<script>` and `<style>`
+//!   go with their content. So `<img src=x onerror=alert(1)>` goes, but `<I wrote>`, `<big
+//!   foot>`, `x <y and y> z`, `<list>` and `#include <math.h>` stay;
 //! - a formula: `=` or `@` at the start of the text or after whitespace, then a function name
 //!   and its parenthesised arguments (`=HYPERLINK("a","b")`, `@SUM(A1:A9)`; quotes and nested
 //!   parentheses respected, at most [`FORMULA_MAX`] bytes), or a DDE call
-//!   `=cmd|' /C calc'!A0`.
+//!   `=cmd|' /C calc'!A0`, ending at whitespace or the end of the text (a whole cell).
 
-/// Tag names removed (lowercase; HTML, JATS and MathML).
-pub const TAGS: &[&str] = &[
+/// HTML tag names removed as they are (lowercase).
+pub const HTML_TAGS: &[&str] = &[
     "a",
     "abbr",
-    "abstract",
     "b",
-    "bold",
     "big",
     "blockquote",
     "body",
@@ -32,12 +31,9 @@ pub const TAGS: &[&str] = &[
     "caption",
     "center",
     "code",
-    "disp-formula",
     "div",
     "em",
     "embed",
-    "ext-link",
-    "fig",
     "font",
     "form",
     "h1",
@@ -52,35 +48,17 @@ pub const TAGS: &[&str] = &[
     "i",
     "iframe",
     "img",
-    "inline-formula",
     "input",
-    "italic",
-    "label",
     "li",
     "link",
-    "list",
-    "list-item",
     "math",
     "meta",
-    "mfrac",
-    "mi",
-    "mn",
-    "mo",
-    "monospace",
-    "mrow",
-    "msqrt",
-    "msub",
-    "msup",
-    "mtext",
     "object",
     "ol",
     "p",
     "pre",
     "s",
-    "sc",
-    "scp",
     "script",
-    "sec",
     "small",
     "span",
     "strike",
@@ -92,15 +70,47 @@ pub const TAGS: &[&str] = &[
     "table",
     "tbody",
     "td",
-    "tex-math",
     "th",
     "thead",
     "title",
     "tr",
     "tt",
     "u",
-    "underline",
     "ul",
+];
+
+/// JATS and MathML tag names, removed only with a prefix (`<jats:list>`, `<mml:mi>`): bare,
+/// `<list>` is more likely a placeholder in prose.
+pub const XML_TAGS: &[&str] = &[
+    "abstract",
+    "bold",
+    "disp-formula",
+    "ext-link",
+    "fig",
+    "inline-formula",
+    "italic",
+    "label",
+    "list",
+    "list-item",
+    "mfrac",
+    "mi",
+    "mn",
+    "mo",
+    "monospace",
+    "mrow",
+    "msqrt",
+    "msub",
+    "msup",
+    "mtext",
+    "p",
+    "sc",
+    "scp",
+    "sec",
+    "sub",
+    "sup",
+    "tex-math",
+    "title",
+    "underline",
     "uri",
     "xref",
 ];
@@ -149,7 +159,8 @@ pub fn strip(text: &str, out: &mut String, count: &mut u64) -> bool {
     removed
 }
 
-/// The end of the tag (or script/style element) that starts at `b[i] == b'<'`, if it is one.
+/// The end of the tag (or script/style element) that starts at `b[i] == b'<'`, if it is one:
+/// a known name, then `>` or `/>`, or attributes that are all `name=value` (quoted or not).
 fn tag_end(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     let closing = b.get(j) == Some(&b'/');
@@ -161,21 +172,16 @@ fn tag_end(b: &[u8], i: usize) -> Option<usize> {
         j += 1;
     }
     let name = std::str::from_utf8(&b[name_start..j]).ok()?;
-    let local = name.rsplit(':').next().unwrap_or(name).to_ascii_lowercase();
-    if !TAGS.contains(&local.as_str())
-        || !matches!(b.get(j), Some(c) if c.is_ascii_whitespace() || *c == b'>' || *c == b'/')
-    {
+    let (prefixed, local) = match name.rsplit_once(':') {
+        Some((p, l)) => (!p.is_empty(), l.to_ascii_lowercase()),
+        None => (false, name.to_ascii_lowercase()),
+    };
+    let local = local.as_str();
+    if !(HTML_TAGS.contains(&local) || (prefixed && XML_TAGS.contains(&local))) {
         return None;
     }
-    let rest = &b[j..b.len().min(i + TAG_MAX)];
-    let close = rest
-        .iter()
-        .position(|&c| matches!(c, b'>' | b'<' | b'\n'))?;
-    if rest[close] != b'>' {
-        return None;
-    }
-    let end = j + close + 1;
-    if closing || !matches!(local.as_str(), "script" | "style") {
+    let end = attributes_end(b, j, b.len().min(i + TAG_MAX))?;
+    if closing || !matches!(local, "script" | "style") {
         return Some(end);
     }
     // The element's content goes too, up to its closing tag (or the tag alone if none is near).
@@ -185,6 +191,48 @@ fn tag_end(b: &[u8], i: usize) -> Option<usize> {
         .windows(close_tag.len())
         .position(|w| w.eq_ignore_ascii_case(close_tag.as_bytes()));
     Some(at.and_then(|p| tag_end(b, end + p)).unwrap_or(end))
+}
+
+/// From just after a tag's name at `j`: the end of its `>` (or `/>`) when every attribute
+/// before it is `name=value`, `name="…"` or `name='…'`, all before `limit`, with no `<` or line
+/// break in a value.
+fn attributes_end(b: &[u8], mut j: usize, limit: usize) -> Option<usize> {
+    let b = &b[..limit.max(j).min(b.len())];
+    loop {
+        let spaces = b[j..]
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t'))
+            .count();
+        j += spaces;
+        match *b.get(j)? {
+            b'>' => return Some(j + 1),
+            b'/' if b.get(j + 1) == Some(&b'>') => return Some(j + 2),
+            _ if spaces == 0 => return None,
+            _ => {}
+        }
+        let name = b[j..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b':'))
+            .count();
+        if name == 0 || b.get(j + name) != Some(&b'=') {
+            return None;
+        }
+        j += name + 1;
+        let value = match *b.get(j)? {
+            q @ (b'"' | b'\'') => &b[j..j + 2 + b[j + 1..].iter().position(|&c| c == q)?],
+            _ => {
+                let n = b[j..]
+                    .iter()
+                    .take_while(|c| !c.is_ascii_whitespace() && !matches!(c, b'>' | b'<'))
+                    .count();
+                &b[j..j + n]
+            }
+        };
+        if value.is_empty() || value.iter().any(|&c| c == b'\n' || c == b'<') {
+            return None;
+        }
+        j += value.len();
+    }
 }
 
 /// The end of the formula that starts at `b[i]` (`=` or `@`), if it is one.
@@ -203,8 +251,8 @@ fn formula_end(b: &[u8], i: usize) -> Option<usize> {
     }
     // `j` is at most NAME_MAX + 1 bytes in, well inside the limit.
     let limit = b.len().min(i + FORMULA_MAX);
-    match b.get(j) {
-        Some(b'(') => call_end(b, j, limit),
+    let end = match b.get(j) {
+        Some(b'(') => call_end(b, j, limit)?,
         Some(b'|') => {
             // DDE: `=cmd|'...'!A0`: up to the `!` and the cell reference after it.
             let bang = j + b[j..limit].iter().position(|&c| c == b'!')?;
@@ -212,10 +260,14 @@ fn formula_end(b: &[u8], i: usize) -> Option<usize> {
                 .iter()
                 .take_while(|c| c.is_ascii_alphanumeric())
                 .count();
-            Some(bang + 1 + tail)
+            bang + 1 + tail
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    // A formula is a whole cell: text glued to its end (`=T(x)WD0`, line noise) is not one.
+    b.get(end)
+        .is_none_or(|c| c.is_ascii_whitespace())
+        .then_some(end)
 }
 
 /// The end of the parenthesised arguments opening at `b[open] == b'('`, quotes respected.
@@ -265,6 +317,10 @@ mod tests {
             assert_eq!(strip_all(cell).0, left, "{cell}");
         }
         assert_eq!(strip_all("<b>a</b> =SUM(1) @MAX(2)").1, 4);
+        assert_eq!(
+            strip_all("<mml:mi>x</mml:mi> <br/> <a href=\"u v\" id=x>").1,
+            4
+        );
     }
 
     #[test]
@@ -301,6 +357,8 @@ mod tests {
             "#include <math.h> and <stdio.h>",
             "we set y=f(x) and a = g(b) with k@home",
             "contact me @ noon; =) and <p without end",
+            "<I wrote> and <big foot> and <list> and <mi>",
+            "=T(.IW?#TP<8>)WD0 line noise",
             "运行 <i>模型</i>",
         ] {
             let (out, n) = strip_all(text);
