@@ -173,15 +173,15 @@ fn tag_end(b: &[u8], i: usize) -> Option<usize> {
     }
     let name = std::str::from_utf8(&b[name_start..j]).ok()?;
     let (prefixed, local) = match name.rsplit_once(':') {
-        Some((p, l)) => (!p.is_empty(), l.to_ascii_lowercase()),
-        None => (false, name.to_ascii_lowercase()),
+        Some((p, l)) => (!p.is_empty(), l),
+        None => (false, name),
     };
-    let local = local.as_str();
-    if !(HTML_TAGS.contains(&local) || (prefixed && XML_TAGS.contains(&local))) {
+    let among = |names: &[&str]| names.iter().any(|t| t.eq_ignore_ascii_case(local));
+    if !(among(HTML_TAGS) || (prefixed && among(XML_TAGS))) {
         return None;
     }
     let end = attributes_end(b, j, b.len().min(i + TAG_MAX))?;
-    if closing || !matches!(local, "script" | "style") {
+    if closing || !(local.eq_ignore_ascii_case("script") || local.eq_ignore_ascii_case("style")) {
         return Some(end);
     }
     // The element's content goes too, up to its closing tag (or the tag alone if none is near).
@@ -324,7 +324,7 @@ mod tests {
     }
 
     #[test]
-    fn hostile_input_cannot_panic_or_be_slow() {
+    fn hostile_input_cannot_panic() {
         let long = "a".repeat(1000);
         for text in [
             format!("<{long}:p x>"),

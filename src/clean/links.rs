@@ -86,14 +86,14 @@ pub fn strip_links(text: &str, out: &mut String, counts: &mut LinkCounts) -> boo
 /// True when `text` holds a letter or digit outside its links and identifiers: a segment that
 /// is only a URL or an e-mail address is not a text of its own. Allocates nothing.
 pub fn has_words_besides_links(text: &str) -> bool {
-    let b = text.as_bytes();
-    let words = |r: &[u8]| r.iter().any(u8::is_ascii_alphanumeric) || !r.is_ascii();
+    // Links start and end at ASCII bytes, so every stretch between them is whole characters.
+    let words = |r: &str| r.chars().any(char::is_alphanumeric);
     let (mut from, mut found) = (0, false);
     for_each_link(text, |start, end, _| {
-        found |= words(&b[from..start]);
+        found |= words(&text[from..start]);
         from = end;
     });
-    found || words(&b[from..])
+    found || words(&text[from..])
 }
 
 /// Calls `f(start, end, kind)` for each link of `text`, in order and without overlaps.
@@ -403,6 +403,7 @@ mod tests {
             " www.example.org/a ,",
             "joe@y.com.",
             "doi:10.1016/j.x.2019.01.002",
+            "https://x.org/1 — ¶",
         ] {
             assert!(!has_words_besides_links(only), "{only}");
         }

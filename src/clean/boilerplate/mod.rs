@@ -435,15 +435,12 @@ impl Boilerplate {
     /// repeated is a duplicate, reported as one).
     fn cuts(&self, body: &str, scanner: &mut Scanner) -> Vec<(usize, usize, Verdict)> {
         let mut cuts = Vec::new();
-        let mut words_stay = false;
         scanner.scan(body, |s| match self.judge(body, s) {
-            Verdict::Keep => {
-                words_stay = words_stay
-                    || (s.words > 0 && links::has_words_besides_links(&body[s.start..s.end]));
-            }
+            Verdict::Keep => {}
             verdict => cuts.push((s.start, s.end, verdict)),
         });
-        if !words_stay {
+        // Only a document with a repeated segment asks what the cuts would leave.
+        if cuts.iter().any(|c| c.2 == Verdict::Repeated) && !words_between(body, &cuts) {
             cuts.retain(|c| c.2 != Verdict::Repeated);
         }
         cuts
@@ -525,6 +522,19 @@ fn count(r: &mut Removed, v: Verdict) {
         Verdict::QuoteHeader => r.quote_headers += 1,
         Verdict::Keep => {}
     }
+}
+
+/// Whether the text of `body` outside the `cuts` (ordered byte ranges) holds a word besides
+/// links.
+fn words_between(body: &str, cuts: &[(usize, usize, Verdict)]) -> bool {
+    let mut from = 0;
+    for &(start, end, _) in cuts {
+        if links::has_words_besides_links(&body[from..start]) {
+            return true;
+        }
+        from = end;
+    }
+    links::has_words_besides_links(&body[from..])
 }
 
 /// Long enough for the repetition rule (see [`MIN_WORDS`], [`MIN_LETTERS`]).
