@@ -18,8 +18,9 @@ peer (python3 -m pip install scikit-learn) and a built binary
 (cargo build --release).
 
 Examples (from the repo root):
-  python3 scripts/bench.py                               # arXiv, 74,728 docs, k=20, LSA 100, 3 repeats
-  python3 scripts/bench.py --limit 3000 --repeats 1      # quick check
+  python3 scripts/bench.py                               # arXiv, 74,728 docs, k=20, LSA 100:
+                                                         # cold run, 1 warm-up, 3 measured
+  python3 scripts/bench.py --limit 3000 --repeats 1 --warmup 0 --no-cold   # quick check
   python3 scripts/bench.py --threads 2 --json /tmp/bench.json
 
 Progress goes to stderr, the table to stdout.
@@ -105,6 +106,17 @@ def run_sklearn(a, p, workdir):
             "ari": scores.get("ari"), "peer": out.get("peer")}
 
 
+def drop_page_cache():
+    """Writes back and drops the page cache, so the next run reads every file from disk.
+    False when this user may not (not root, or a container that forbids it)."""
+    try:
+        os.sync()
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+        return True
+    except OSError:
+        return False
+
+
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -135,7 +147,13 @@ def main():
     ap.add_argument("--pipeline", default="pipelines/arxiv-2025.toml",
                     help="pipeline file; corpus, text, label and filter come from its first [[input]] "
                          "(default: %(default)s, relative to the cwd or the repo root)")
-    ap.add_argument("--repeats", type=int, default=3, help="runs of each tool (default: %(default)s)")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="measured runs of each tool, alternating (default: %(default)s)")
+    ap.add_argument("--warmup", type=int, default=1,
+                    help="unmeasured runs of each tool first, to warm the page cache (default: %(default)s)")
+    ap.add_argument("--cold", action=argparse.BooleanOptionalAction, default=True,
+                    help="first run each tool once from a cold page cache (drops it; needs root), "
+                         "reported on its own line (default: on)")
     ap.add_argument("--k", type=int, default=None, help="clusters (default: the pipeline's [cluster] k, else 20)")
     ap.add_argument("--lsa", type=int, default=100, help="LSA dimensions for both (default: %(default)s)")
     ap.add_argument("--limit", type=int, default=0, help="first N documents only (after the filter)")
@@ -146,8 +164,8 @@ def main():
     ap.add_argument("--baseline", default=DEFAULT_BASELINE, help="the peer (default: %(default)s)")
     ap.add_argument("--json", metavar="OUT", help="also write the raw measurements as JSON to OUT")
     a = ap.parse_args()
-    if a.repeats < 1:
-        die("--repeats must be at least 1")
+    if a.repeats < 1 or a.warmup < 0:
+        die("--repeats must be at least 1 and --warmup at least 0")
 
     a.pipeline = resolve_arg_path(a.pipeline)
     a.binary = resolve_arg_path(a.binary)
@@ -160,22 +178,35 @@ def main():
         a.k = p["k"] if isinstance(p["k"], int) else 20
 
     runs = {"topicmap": [], "sklearn": []}
+    cold = {}
+    tools = (("topicmap", run_topicmap), ("sklearn", run_sklearn))
     with tempfile.TemporaryDirectory(prefix="topicmap-bench-") as tmp:
+        def one(tool, fn, tag):
+            work = Path(tmp) / f"{tool}-{tag}".replace("/", "-").replace(" ", "-")
+            work.mkdir()
+            log(f"[{tag}] {tool} ...")
+            r = fn(a, p, work)
+            log(f"[{tag}] {tool}: {r['wall_s']:.2f} s, {r['peak_rss_mib']:.0f} MiB, "
+                f"V {fmt(r.get('v_measure'), 3)}")
+            return r
+        if a.cold:
+            for tool, fn in tools:
+                if not drop_page_cache():
+                    die("--cold needs root to drop the page cache (/proc/sys/vm/drop_caches); "
+                        "run with --no-cold to skip the cold runs")
+                cold[tool] = one(tool, fn, "cold")
+        for i in range(a.warmup):
+            for tool, fn in tools:
+                one(tool, fn, f"warm-up {i + 1}")
         for i in range(a.repeats):
-            for tool, fn in (("topicmap", run_topicmap), ("sklearn", run_sklearn)):
-                work = Path(tmp) / f"{tool}-{i}"
-                work.mkdir()
-                log(f"[{i + 1}/{a.repeats}] {tool} ...")
-                r = fn(a, p, work)
-                runs[tool].append(r)
-                log(f"[{i + 1}/{a.repeats}] {tool}: {r['wall_s']:.2f} s, {r['peak_rss_mib']:.0f} MiB, "
-                    f"V {fmt(r.get('v_measure'), 3)}")
+            for tool, fn in tools:
+                runs[tool].append(one(tool, fn, f"{i + 1}/{a.repeats}"))
 
     s = {t: summarize(rs) for t, rs in runs.items()}
     peer = runs["sklearn"][0].get("peer") or "scikit-learn"
     print(f"# topicmap vs {peer}: {p['name']} ({p['csv'].name}), k={a.k}, LSA {a.lsa}"
           f"{f', limit {a.limit}' if a.limit else ''}{f', {a.threads} threads' if a.threads else ''}, "
-          f"{a.repeats} run(s) each, alternating")
+          f"{a.repeats} measured run(s) each, alternating, after {a.warmup} warm-up run(s) each")
     print("# Note: topicmap does more than the peer: it also writes CSVs, charts and an HTML report, "
           f"and keeps the best of {p['runs']} k-means restarts (cluster.runs) where the peer runs n_init=1.")
     print("# Wall time and peak RSS are of the whole process (for the peer: Python start-up and imports "
@@ -194,6 +225,12 @@ def main():
         parts = ", ".join(f"{k} {v:.2f}" for k, v in st.items() if v is not None and k != "total")
         total = st.get("total", sum(v for v in st.values() if v is not None))
         print(f"  {t:<9} {parts}  (sum {total:.2f})")
+    if cold:
+        ct, cs = cold["topicmap"], cold["sklearn"]
+        print()
+        print(f"cold page cache, one run each: topicmap {ct['wall_s']:.2f} s, {ct['peak_rss_mib']:.0f} MiB; "
+              f"sklearn {cs['wall_s']:.2f} s, {cs['peak_rss_mib']:.0f} MiB; "
+              f"wall {ct['wall_s'] / cs['wall_s']:.2f}x, peak RSS {ct['peak_rss_mib'] / cs['peak_rss_mib']:.2f}x")
     wr = s["topicmap"]["wall"][0] / s["sklearn"]["wall"][0]
     rr = s["topicmap"]["rss"][0] / s["sklearn"]["rss"][0]
     print()
@@ -203,8 +240,8 @@ def main():
 
     if a.json:
         raw = {"pipeline": str(a.pipeline), "csv": str(p["csv"]), "k": a.k, "lsa": a.lsa,
-               "limit": a.limit, "threads": a.threads, "repeats": a.repeats, "peer": peer,
-               "runs": runs, "wall_ratio": wr, "rss_ratio": rr}
+               "limit": a.limit, "threads": a.threads, "repeats": a.repeats, "warmup": a.warmup,
+               "peer": peer, "cold": cold, "runs": runs, "wall_ratio": wr, "rss_ratio": rr}
         Path(a.json).write_text(json.dumps(raw, indent=2) + "\n")
         log(f"raw measurements written to {a.json}")
 
