@@ -33,8 +33,11 @@ use crate::tables::{self, frames, OutputFormat};
 use crate::tokenize::TokenizerValidParams;
 use std::path::{Path, PathBuf};
 
-/// Bytes of a CSV or TSV file per chunk (about 110,000 abstracts).
-const CHUNK_BYTES: usize = 128 << 20;
+/// Bytes of a CSV or TSV file per chunk (about 55,000 abstracts). The reader, the worker and
+/// the sink each hold a chunk's worth at once, so this sets most of the pass's memory: 128 MiB
+/// chunks peaked at 2.9 GiB on 10M abstracts, 64 MiB at 2.1 GiB, with the same outputs
+/// (docs/benchmarks.md).
+const CHUNK_BYTES: usize = 64 << 20;
 /// Representatives kept per topic in the sums.
 const KEEP: usize = 10;
 /// A progress line every this many documents.
