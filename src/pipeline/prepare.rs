@@ -394,7 +394,8 @@ fn clean_corpus(corpus: &mut Corpus, cleaner: &TextCleaner) -> Changed {
                     Some(t) => clean_in_place(cleaner.markup(), t, &mut out),
                     None => d.title = Some(crate::ingest::snippet(shown, 80)),
                 }
-                if let Cleaned::Changed(original) = verdict {
+                if let Cleaned::Changed(mut original) = verdict {
+                    keep_snippet(&mut original);
                     acc.originals.push((row, original));
                 }
                 (bufs, out, acc)
@@ -413,6 +414,19 @@ fn clean_corpus(corpus: &mut Corpus, cleaner: &TextCleaner) -> Changed {
         .map(|d| xxhash_rust::xxh3::xxh3_64(d.text.as_bytes()))
         .collect();
     changed
+}
+
+/// Cuts a changed document's original text to what is shown of it once the features text is
+/// tokenized: its snippet (every text is cut to one then, see [`restore_originals`]). The rest
+/// would only be held through tokenizing, the run's peak (about 15 MiB on arXiv).
+fn keep_snippet(original: &mut String) {
+    if let Some((cut, _)) = original
+        .char_indices()
+        .nth(crate::ingest::SNIPPET_CHARS + 1)
+    {
+        original.truncate(cut);
+        original.shrink_to_fit();
+    }
 }
 
 /// Cleans `text` (a title) through the reusable `buf` and copies the result back into
@@ -513,6 +527,26 @@ mod tests {
         assert_eq!(p.cleaned.documents_left_out, 1);
         assert_eq!(p.cleaned.links.urls, 2);
         assert_eq!(p.cleaned.removed.rights_statements, 2);
+    }
+
+    #[test]
+    fn a_changed_document_shows_its_original_snippet() {
+        let long = format!(
+            "Code at https://github.com/a/b for sparse graph attention. {}",
+            "Sparse graph attention scales to long inputs. ".repeat(12)
+        );
+        let p = prepared(
+            &[&long, "graph attention for molecules and proteins"],
+            OnBadDocument::Skip,
+        );
+        let text = &p.corpus.documents[0].text;
+        // The original (with its link), cut to the snippet every text is cut to.
+        assert!(
+            text.starts_with("Code at https://github.com/a/b for sparse"),
+            "{text}"
+        );
+        assert_eq!(text.chars().count(), crate::ingest::SNIPPET_CHARS + 1);
+        assert!(!p.tokens.terms.iter().any(|t| t.stem == "github"));
     }
 
     #[test]
