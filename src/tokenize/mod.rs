@@ -36,6 +36,7 @@ mod params;
 mod segmenter;
 mod stemmer;
 pub mod stop_words;
+pub mod sub_words;
 mod token;
 pub mod user_dictionary;
 
@@ -48,6 +49,7 @@ pub use params::{StopWordList, TokenizerParams, TokenizerParamsError, TokenizerV
 pub use segmenter::{Segmenter, WordSegmenter};
 pub use stemmer::{Language, Stemmer};
 pub use stop_words::StopWordFilter;
+pub use sub_words::{ChineseTerms, SubWords};
 pub use token::{Token, TokenFilter};
 pub use user_dictionary::{UserDictionary, UserDictionaryError};
 
@@ -64,6 +66,8 @@ pub const CHUNK: usize = 2048;
 pub struct Analyzer {
     segmenter: Segmenter,
     filters: Vec<Box<dyn TokenFilter>>,
+    /// Chinese: the sub-words each word brings as features (see [`sub_words`]).
+    sub_words: Option<SubWords>,
     /// A mixed corpus: one chain per language, picked per document (see [`mixed`]).
     mixed: Option<Box<mixed::Mixed>>,
 }
@@ -88,6 +92,7 @@ impl AnalyzerBuilder {
         Analyzer {
             segmenter: self.segmenter,
             filters: self.filters,
+            sub_words: None,
             mixed: None,
         }
     }
@@ -143,20 +148,14 @@ impl Analyzer {
             list => list,
         };
         let stop = stop_list(list, lang, s.extra_stop_words());
-        let segmenter = if lang.name == "chinese" {
-            Segmenter::Han(std::sync::Arc::new(HanSegmenter::new(s.user_dictionary())))
-        } else {
-            Segmenter::Words(WordSegmenter)
-        };
+        if lang.name == "chinese" {
+            return Self::chinese(s, stop);
+        }
         let mut b = Analyzer::builder()
-            .segmenter(segmenter)
             .filter(LowerCaser)
             .filter(RemoveNumbers)
             .filter(LengthFilter::between(s.min_length(), s.max_length()))
             .filter(StopWordFilter::mark(stop));
-        if lang.name == "chinese" {
-            b = b.filter(han::LoneCharacters);
-        }
         if s.stem() {
             let algorithm = lang
                 .stemmer
@@ -165,6 +164,42 @@ impl Analyzer {
             b = b.filter(Stemmer::new(Language(algorithm)));
         }
         b.build()
+    }
+
+    /// The Chinese chain: Han text cut as `s.chinese()` says ([`HanSegmenter`]), single
+    /// characters marked as stop words where words are kept, each word's sub-words found by a
+    /// chain of their own ([`SubWords`]), and the Latin words stemmed in English.
+    fn chinese(s: &TokenizerValidParams, stop: Vec<String>) -> Analyzer {
+        let terms = s.chinese();
+        let han = std::sync::Arc::new(HanSegmenter::new(s.user_dictionary(), terms));
+        let base = |stop: Vec<String>| -> Vec<Box<dyn TokenFilter>> {
+            vec![
+                Box::new(LowerCaser),
+                Box::new(RemoveNumbers),
+                Box::new(LengthFilter::between(s.min_length(), s.max_length())),
+                Box::new(StopWordFilter::mark(stop)),
+            ]
+        };
+        let sub_words = terms
+            .has_sub_words()
+            .then(|| SubWords::new(han.clone(), terms, base(stop.clone())))
+            .flatten();
+        let mut filters = base(stop);
+        if terms.words() {
+            filters.push(Box::new(han::LoneCharacters));
+        }
+        if s.stem() {
+            let english = languages::by_name("english").and_then(|l| l.stemmer);
+            filters.push(Box::new(Stemmer::new(Language(
+                english.expect("English has a stemmer"),
+            ))));
+        }
+        Analyzer {
+            segmenter: Segmenter::Han(han),
+            filters,
+            sub_words,
+            mixed: None,
+        }
     }
 
     /// Runs the chain on a text: every word, in order, with stop words marked.
@@ -188,6 +223,14 @@ impl Analyzer {
             f.apply(&mut tokens);
         }
         tokens.pop()
+    }
+
+    /// The analysed sub-words `word` brings as features (none outside Chinese, see
+    /// [`sub_words`]).
+    pub fn sub_words(&self, word: &str) -> Vec<Token> {
+        self.sub_words
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.of(word))
     }
 }
 
@@ -216,8 +259,17 @@ pub struct Term {
     pub stem: String,
     /// The most frequent lowercased surface of the stem (ties: alphabetically first).
     pub surface: String,
-    /// Occurrences in the corpus.
+    /// Occurrences in the corpus as a word: 0 for a term found only inside words, as a
+    /// sub-word (see [`sub_words`]), which is a feature but never a label.
     pub count: u64,
+}
+
+impl Term {
+    /// Whether the term occurs as a word (not only as a sub-word): only such terms are listed
+    /// and label topics.
+    pub fn is_word(&self) -> bool {
+        self.count > 0
+    }
 }
 
 /// The term id of a word that is not a term (a stop word or a dropped word).
@@ -234,6 +286,10 @@ pub struct TokenizedCorpus {
     /// Each word's term id, or [`NOT_A_TERM`]: `words[w].kind` in a small array, for the loops
     /// that run once per token.
     term_of: Vec<u32>,
+    /// Each word's sub-word terms (Chinese, see [`sub_words`]):
+    /// `sub_terms[sub_start[w]..sub_start[w + 1]]`; both empty when no word has any.
+    sub_start: Vec<u32>,
+    sub_terms: Vec<u32>,
     blocks: Vec<Vec<u32>>,
     /// Per document: its block, start and length in that block.
     spans: Vec<Span>,
@@ -278,12 +334,24 @@ impl TokenizedCorpus {
             .par_iter()
             .map(|w| analyzer.analyze_word(w))
             .collect();
-        let (terms, term_of) = intern_terms(&analysed, &counts);
+        let (mut terms, term_of) = intern_terms(&analysed, &counts);
+        let (sub_start, sub_terms) = match analyzer.sub_words {
+            None => (Vec::new(), Vec::new()),
+            Some(_) => {
+                let subs: Vec<Vec<Token>> = raw_words
+                    .par_iter()
+                    .map(|w| analyzer.sub_words(w))
+                    .collect();
+                intern_sub_terms(&mut terms, &subs)
+            }
+        };
         let words = word_kinds(&raw_words, analysed, &term_of);
         TokenizedCorpus {
             words,
             terms,
             term_of,
+            sub_start,
+            sub_terms,
             blocks,
             spans,
         }
@@ -307,6 +375,31 @@ impl TokenizedCorpus {
             .filter(|&t| t != NOT_A_TERM)
     }
 
+    /// Whether any word brings sub-words (see [`sub_words`]).
+    pub fn has_sub_words(&self) -> bool {
+        !self.sub_terms.is_empty()
+    }
+
+    /// The sub-word terms word `w` brings (none outside Chinese).
+    pub fn sub_terms_of(&self, w: u32) -> &[u32] {
+        match self.sub_start.get(w as usize..w as usize + 2) {
+            Some(&[a, b]) => &self.sub_terms[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The feature ids of document `i`, what TF-IDF weighs: each word's term (as
+    /// [`Self::doc_terms`]) followed by its sub-word terms.
+    pub fn doc_features(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
+        self.doc_words(i).iter().flat_map(move |&w| {
+            let t = self.term_of[w as usize];
+            (t != NOT_A_TERM)
+                .then_some(t)
+                .into_iter()
+                .chain(self.sub_terms_of(w).iter().copied())
+        })
+    }
+
     /// Keeps the documents whose `keep` flag is set (term counts are unchanged when the removed
     /// documents have no terms, which is what this is used for).
     pub fn retain_docs(&mut self, keep: &[bool]) {
@@ -314,10 +407,10 @@ impl TokenizedCorpus {
         self.spans.retain(|_| *it.next().unwrap_or(&true));
     }
 
-    /// Documents with no term at all (e.g. only stop words).
+    /// Documents with no term and no sub-word at all (e.g. only stop words).
     pub fn empty_docs(&self) -> Vec<usize> {
         (0..self.n_docs())
-            .filter(|&i| self.doc_terms(i).next().is_none())
+            .filter(|&i| self.doc_features(i).next().is_none())
             .collect()
     }
 }
@@ -479,6 +572,39 @@ fn count_surfaces(mut terms: Vec<Term>, mut shown: Vec<(u32, &str, u64)>) -> Vec
         term.surface = surface.to_string();
     }
     terms
+}
+
+/// Each word's sub-word terms, from `subs` (the analysed sub-words of every word), as
+/// `(start, terms)` (see [`TokenizedCorpus::sub_terms_of`]). A sub-word whose stem is a term
+/// already is that term; the others are added to `terms` in word order, with a count of 0 (no
+/// word shows them).
+fn intern_sub_terms(terms: &mut Vec<Term>, subs: &[Vec<Token>]) -> (Vec<u32>, Vec<u32>) {
+    let mut ids: FxHashMap<String, u32> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.stem.clone(), i as u32))
+        .collect();
+    let mut start = Vec::with_capacity(subs.len() + 1);
+    let mut ids_of_words = Vec::new();
+    start.push(0u32);
+    for word in subs {
+        for t in word {
+            let id = *ids.entry(t.text.clone()).or_insert_with(|| {
+                terms.push(Term {
+                    stem: t.text.clone(),
+                    surface: t.surface.clone(),
+                    count: 0,
+                });
+                (terms.len() - 1) as u32
+            });
+            ids_of_words.push(id);
+        }
+        start.push(ids_of_words.len() as u32);
+    }
+    if ids_of_words.is_empty() {
+        start.clear();
+    }
+    (start, ids_of_words)
 }
 
 /// Every distinct word with its lowercased surface and what the chain made of it.

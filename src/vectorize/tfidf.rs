@@ -687,8 +687,7 @@ impl TfIdf {
     }
 
     /// The feature of each term of `tc` that is a single-word feature of this model (matched by
-    /// stem), or `u32::MAX` (the tests count with it to check [`TfIdf::transform_counting`]).
-    #[cfg(test)]
+    /// stem), or `u32::MAX`.
     pub fn term_features(&self, tc: &TokenizedCorpus) -> Vec<u32> {
         let by_stem: FxHashMap<&str, u32> = self
             .features
@@ -745,6 +744,13 @@ impl TfIdf {
                 .map(|f| !f.stem.contains(' '))
                 .collect()
         });
+        if counting && tc.has_sub_words() {
+            // The counts are what labels are made of: whole words only, not sub-words.
+            let matrix = self
+                .params
+                .weigh(&streams, &column, &self.idf, self.features.len());
+            return (matrix, self.word_counts(tc));
+        }
         self.params.weigh_counting(
             &streams,
             &column,
@@ -752,6 +758,28 @@ impl TfIdf {
             self.features.len(),
             single.as_deref(),
         )
+    }
+
+    /// Each document's raw counts of the single-word features its words show (sub-words left
+    /// out), as (feature, count) in feature order.
+    fn word_counts(&self, tc: &TokenizedCorpus) -> Vec<Vec<(u32, u32)>> {
+        let feature = self.term_features(tc);
+        (0..tc.n_docs())
+            .into_par_iter()
+            .map(|d| {
+                let mut counts: Vec<(u32, u32)> = Vec::new();
+                let mut fs: Vec<u32> = tc
+                    .doc_terms(d)
+                    .map(|t| feature[t as usize])
+                    .filter(|&f| f != u32::MAX)
+                    .collect();
+                fs.sort_unstable();
+                for run in fs.chunk_by(|a, b| a == b) {
+                    counts.push((run[0], run.len() as u32));
+                }
+                counts
+            })
+            .collect()
     }
 }
 
@@ -791,7 +819,11 @@ impl FeatureStreams {
                     };
                     for &d in ds {
                         let before = c.ids.len();
-                        c.ids.extend(tc.doc_terms(d));
+                        if tc.has_sub_words() {
+                            c.ids.extend(tc.doc_features(d));
+                        } else {
+                            c.ids.extend(tc.doc_terms(d));
+                        }
                         c.lens.push((c.ids.len() - before) as u32);
                     }
                     c
@@ -815,15 +847,26 @@ impl FeatureStreams {
                     terms.clear();
                     terms.extend(tc.doc_terms(d));
                     let before = c.ids.len();
+                    let mut push = |key: [u32; 3]| {
+                        let id = *map.entry(key).or_insert_with(|| {
+                            vocab.push(key);
+                            (vocab.len() - 1) as u32
+                        });
+                        c.ids.push(id);
+                    };
                     for n in lo..=hi {
                         for w in terms.windows(n) {
                             let mut key = [u32::MAX; 3];
                             key[..n].copy_from_slice(w);
-                            let id = *map.entry(key).or_insert_with(|| {
-                                vocab.push(key);
-                                (vocab.len() - 1) as u32
-                            });
-                            c.ids.push(id);
+                            push(key);
+                        }
+                    }
+                    // Sub-words are single features: never part of an n-gram.
+                    if lo == 1 && tc.has_sub_words() {
+                        for &w in tc.doc_words(d) {
+                            for &t in tc.sub_terms_of(w) {
+                                push([t, u32::MAX, u32::MAX]);
+                            }
                         }
                     }
                     c.lens.push((c.ids.len() - before) as u32);
