@@ -56,12 +56,6 @@ impl HanSegmenter {
         }
     }
 
-    /// Whether `word` (in simplified characters) is a word of the dictionary: jieba's own or the
-    /// pipeline's.
-    pub fn knows(&self, word: &str) -> bool {
-        self.jieba.has_word(word)
-    }
-
     /// Hands every word of `text` to `f`, in order.
     pub fn each_word<'a>(&self, text: &'a str, f: &mut impl FnMut(&'a str)) {
         if !has_han(text) {

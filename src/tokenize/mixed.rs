@@ -192,6 +192,10 @@ mod tests {
             ]
         );
         assert!(shown(3).contains(&"神经网络"), "{:?}", shown(3));
+        // Only the Chinese document brings sub-words (its characters and bigrams, the default).
+        assert!(tc.doc_features(3).count() > tc.doc_terms(3).count());
+        assert!(tc.doc_features(0).eq(tc.doc_terms(0)));
+        assert!(tc.doc_features(3).any(|t| !tc.terms[t as usize].is_word()));
         assert!(shown(0).contains(&"classification"), "{:?}", shown(0));
         // Documents keep their order and their words.
         assert_eq!(shown(0), shown(1));

@@ -182,7 +182,7 @@ impl Analyzer {
         };
         let sub_words = terms
             .has_sub_words()
-            .then(|| SubWords::new(han.clone(), terms, base(stop.clone())))
+            .then(|| SubWords::new(terms, base(stop.clone())))
             .flatten();
         let mut filters = base(stop);
         if terms.words() {
@@ -705,6 +705,65 @@ mod tests {
             .analyze("Ich und")
             .iter()
             .all(|t| !t.stop));
+    }
+
+    /// A Chinese chain cutting Han text as `terms` says.
+    fn chinese(terms: ChineseTerms) -> Analyzer {
+        Analyzer::new(
+            &TokenizerParams::new()
+                .language("chinese")
+                .chinese(terms)
+                .check()
+                .unwrap(),
+        )
+    }
+
+    #[test]
+    fn issue_39_sub_words_are_features_of_the_documents_but_no_words_of_them() {
+        let texts = ["卷积神经网络", "神经网络", "网络"];
+        let tc = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::WordsBigrams));
+        let id = |s: &str| tc.terms.iter().position(|t| t.surface == s).unwrap() as u32;
+        let shown = |ids: Vec<u32>| -> Vec<String> {
+            ids.iter()
+                .map(|&t| tc.terms[t as usize].surface.clone())
+                .collect()
+        };
+        assert!(tc.has_sub_words());
+        assert_eq!(shown(tc.doc_terms(1).collect()), ["神经网络"]);
+        assert_eq!(
+            shown(tc.doc_features(1).collect()),
+            ["神经网络", "神经", "经网", "网络"],
+            "the word, then its bigrams"
+        );
+        // "网络" is a word of the third document, so its sub-word is that same term; "经网" is
+        // only ever a sub-word: a feature with no occurrence as a word.
+        assert_eq!(tc.doc_terms(2).collect::<Vec<_>>(), [id("网络")]);
+        assert!(tc.terms[id("网络") as usize].is_word());
+        assert!(!tc.terms[id("经网") as usize].is_word());
+        assert_eq!(tc.terms[id("经网") as usize].count, 0);
+        assert!(tc.doc_terms(0).all(|t| tc.terms[t as usize].is_word()));
+        // Words alone: no sub-words, the features are the terms.
+        let words = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::Words));
+        assert!(!words.has_sub_words());
+        for d in 0..3 {
+            assert!(words.doc_features(d).eq(words.doc_terms(d)));
+        }
+    }
+
+    #[test]
+    fn issue_39_a_document_of_single_characters_is_kept_by_their_features() {
+        // "股" is a single character: a stop word as a word, a feature as a character.
+        let texts = ["股", "的"];
+        let chars = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::WordsCharacters));
+        assert_eq!(chars.doc_terms(0).count(), 0);
+        assert_eq!(chars.doc_features(0).count(), 1);
+        assert_eq!(chars.empty_docs(), [1], "a stop word brings no sub-word");
+        let words = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::Words));
+        assert_eq!(words.empty_docs(), [0, 1]);
+        // Cut into characters, a single character is a term.
+        let alone = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::Characters));
+        assert_eq!(alone.doc_terms(0).count(), 1);
+        assert!(!alone.has_sub_words());
     }
 
     #[test]

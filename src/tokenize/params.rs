@@ -394,6 +394,41 @@ mod tests {
     }
 
     #[test]
+    fn issue_39_chinese_is_saved_for_chinese_only_and_older_models_cut_words() {
+        let zh = TokenizerParams::new().language("chinese").check().unwrap();
+        assert_eq!(zh.chinese(), ChineseTerms::DEFAULT);
+        let json = serde_json::to_string(&zh).unwrap();
+        assert!(
+            json.contains(r#""chinese":"words+characters+bigrams""#),
+            "{json}"
+        );
+        let back: TokenizerValidParams = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, zh);
+        // A model saved before the setting: jieba, and no `chinese`.
+        let before = json.replace(r#","chinese":"words+characters+bigrams""#, "");
+        assert_ne!(before, json);
+        let old: TokenizerValidParams = serde_json::from_str(&before).unwrap();
+        assert_eq!(old.chinese(), ChineseTerms::Words);
+        let english = serde_json::to_string(&TokenizerParams::new().check().unwrap()).unwrap();
+        assert!(!english.contains("chinese"), "{english}");
+        assert_eq!(
+            TokenizerParams::new()
+                .chinese(ChineseTerms::Characters)
+                .check(),
+            Err(TokenizerParamsError::ChineseWithoutChinese)
+        );
+        // `auto` may take it, and drops it when no Chinese is found.
+        let auto = TokenizerParams::new()
+            .language("auto")
+            .chinese(ChineseTerms::Characters)
+            .check()
+            .unwrap();
+        assert!(!serde_json::to_string(&auto.resolved(None))
+            .unwrap()
+            .contains("chinese"));
+    }
+
+    #[test]
     fn older_models_with_tfidf_fields_still_load() {
         let json = r#"{"language":"english","stem":true,"stop_words":"english","extra_stop_words":[],
             "min_length":2,"max_length":40,"ngram_range":[1,1],"min_df":null,"max_df":0.5,"max_features":null}"#;

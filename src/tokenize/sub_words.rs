@@ -7,25 +7,28 @@
 //! instead of its familiar parts. Cut into single characters, those documents meet again, and the
 //! V-measure on Chinese abstracts was higher, but the labels were characters ("股", "络").
 //!
-//! So a word can bring *sub-words* along: smaller terms taken from inside it (its characters, its
-//! character bigrams, or the dictionary words inside it, as jieba's search mode finds them). They
-//! are TF-IDF features, so they weigh in the clustering, but they stay out of the word stream:
-//! the labels, top terms and phrases are counted from whole words only
-//! ([`super::TokenizedCorpus::doc_terms`]), while the TF-IDF matrix reads
+//! So a word can bring *sub-words* along: smaller terms taken from inside it, its characters
+//! or its character bigrams. They are TF-IDF features, so they weigh in the clustering, but they
+//! stay out of the word stream: the labels, top terms and phrases are counted from whole words
+//! only ([`super::TokenizedCorpus::doc_terms`]), while the TF-IDF matrix reads
 //! [`super::TokenizedCorpus::doc_features`], the whole words' terms and their sub-words. A
 //! sub-word that is also a word elsewhere ("网络" inside "神经网络") is the same feature as that
 //! word, and still labels only where it stands alone.
+//!
+//! The default, words with their characters and bigrams, gave the highest V-measure of the
+//! settings on Chinese abstracts (CSL) and kept most of the words' V-measure on headlines
+//! (THUCNews), where characters alone fell well below words: docs/benchmarks.md, "Chinese:
+//! THUCNews against scikit-learn + jieba".
 //!
 //! Sub-words are a function of the word, so they are found once per distinct word, like every
 //! other step of the chain. Stop words bring none, and a sub-word that is a stop word is left
 //! out; single characters count here (they are features, never labels), which is what
 //! [`super::han::LoneCharacters`] forbids for whole words.
 
-use super::han::{is_han, HanSegmenter};
+use super::han::is_han;
 use super::{Token, TokenFilter};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::sync::Arc;
 
 /// What Chinese text is cut into, and which sub-words each word brings (`tokenize.chinese`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,28 +44,23 @@ pub enum ChineseTerms {
     /// jieba's words, and the character bigrams of each word of three or more characters.
     #[serde(rename = "words+bigrams")]
     WordsBigrams,
-    /// jieba's words, and the character bigrams of each word of three or more characters that
-    /// jieba's dictionary does not know (found by its HMM).
-    #[serde(rename = "words+unknown-bigrams")]
-    WordsUnknownBigrams,
-    /// jieba's words, and the dictionary words of two and three characters inside each longer
-    /// word (what jieba's search mode adds).
-    #[serde(rename = "words+search")]
-    WordsSearch,
+    /// jieba's words, each word's characters, and the character bigrams of each word of three
+    /// or more characters: the default.
+    #[serde(rename = "words+characters+bigrams")]
+    WordsCharactersBigrams,
 }
 
 impl ChineseTerms {
     /// The default: see docs/benchmarks.md, "Chinese: THUCNews against scikit-learn + jieba".
-    pub const DEFAULT: ChineseTerms = ChineseTerms::Words;
+    pub const DEFAULT: ChineseTerms = ChineseTerms::WordsCharactersBigrams;
 
     /// Every setting, in the order the messages list them.
-    pub const ALL: [ChineseTerms; 6] = [
+    pub const ALL: [ChineseTerms; 5] = [
         Self::Words,
         Self::Characters,
         Self::WordsCharacters,
         Self::WordsBigrams,
-        Self::WordsUnknownBigrams,
-        Self::WordsSearch,
+        Self::WordsCharactersBigrams,
     ];
 
     /// The setting's name in a pipeline file.
@@ -72,8 +70,7 @@ impl ChineseTerms {
             Self::Characters => "characters",
             Self::WordsCharacters => "words+characters",
             Self::WordsBigrams => "words+bigrams",
-            Self::WordsUnknownBigrams => "words+unknown-bigrams",
-            Self::WordsSearch => "words+search",
+            Self::WordsCharactersBigrams => "words+characters+bigrams",
         }
     }
 
@@ -83,7 +80,7 @@ impl ChineseTerms {
 
     /// Every accepted name, quoted, for messages.
     pub const NAMES: &'static str = "\"words\", \"characters\", \"words+characters\", \
-        \"words+bigrams\", \"words+unknown-bigrams\" or \"words+search\"";
+        \"words+bigrams\" or \"words+characters+bigrams\"";
 
     /// Whether Han text is cut into words (by jieba) rather than characters.
     pub fn words(self) -> bool {
@@ -105,7 +102,6 @@ impl fmt::Display for ChineseTerms {
 /// Finds and analyses the sub-words of a word (see the module docs).
 #[derive(Debug)]
 pub struct SubWords {
-    han: Arc<HanSegmenter>,
     terms: ChineseTerms,
     /// The chain a sub-word goes down: the word chain without the rule that single characters
     /// are stop words.
@@ -113,16 +109,9 @@ pub struct SubWords {
 }
 
 impl SubWords {
-    /// The sub-words `terms` asks for (`None` when it asks for none), found with `han`'s
-    /// dictionary and analysed by `chain`.
-    pub fn new(
-        han: Arc<HanSegmenter>,
-        terms: ChineseTerms,
-        chain: Vec<Box<dyn TokenFilter>>,
-    ) -> Option<SubWords> {
-        terms
-            .has_sub_words()
-            .then_some(SubWords { han, terms, chain })
+    /// The sub-words `terms` asks for (`None` when it asks for none), analysed by `chain`.
+    pub fn new(terms: ChineseTerms, chain: Vec<Box<dyn TokenFilter>>) -> Option<SubWords> {
+        terms.has_sub_words().then_some(SubWords { terms, chain })
     }
 
     /// The analysed sub-words of `word`, stop words left out; none when `word` itself is a stop
@@ -134,9 +123,7 @@ impl SubWords {
             return Vec::new();
         }
         let mut subs = Vec::new();
-        sub_words(&self.han, word, self.terms, &mut |w| {
-            subs.push(Token::new(w))
-        });
+        sub_words(word, self.terms, &mut |w| subs.push(Token::new(w)));
         self.run(&mut subs);
         subs.retain(|t| !t.stop);
         subs
@@ -149,15 +136,9 @@ impl SubWords {
     }
 }
 
-/// Hands each sub-word of `word` that `terms` asks for to `f`, in order, as slices of it. Only
-/// words made of Han characters have any; a word in traditional characters is looked up in the
-/// dictionary in its simplified form.
-pub fn sub_words<'a>(
-    han: &HanSegmenter,
-    word: &'a str,
-    terms: ChineseTerms,
-    f: &mut impl FnMut(&'a str),
-) {
+/// Hands each sub-word of `word` that `terms` asks for to `f`, in order (characters, then
+/// bigrams), as slices of it. Only words made of Han characters have any.
+pub fn sub_words<'a>(word: &'a str, terms: ChineseTerms, f: &mut impl FnMut(&'a str)) {
     if word.is_ascii() || !word.chars().all(is_han) {
         return;
     }
@@ -167,38 +148,23 @@ pub fn sub_words<'a>(
         .chain([word.len()])
         .collect();
     let n = at.len() - 1;
-    let simple = super::han::simplified(word);
-    let simple_at: Option<Vec<usize>> = simple.as_ref().map(|s| {
-        let mut v: Vec<usize> = s.char_indices().map(|(i, _)| i).collect();
-        v.push(s.len());
-        v
-    });
-    // Whether the characters `i..j` are a word of the dictionary (in simplified form).
-    let known = |i: usize, j: usize| match (&simple, &simple_at) {
-        (Some(s), Some(sa)) if sa.len() == at.len() => han.knows(&s[sa[i]..sa[j]]),
-        _ => han.knows(&word[at[i]..at[j]]),
-    };
-    let mut grams = |len: usize, only_known: bool| {
+    let mut grams = |len: usize| {
         for i in 0..=n.saturating_sub(len) {
-            if !only_known || known(i, i + len) {
-                f(&word[at[i]..at[i + len]]);
-            }
+            f(&word[at[i]..at[i + len]]);
         }
     };
-    match terms {
-        ChineseTerms::Words | ChineseTerms::Characters => {}
-        ChineseTerms::WordsCharacters => grams(1, false),
-        ChineseTerms::WordsBigrams if n >= 3 => grams(2, false),
-        ChineseTerms::WordsUnknownBigrams if n >= 3 && !known(0, n) => grams(2, false),
-        ChineseTerms::WordsSearch => {
-            if n > 2 {
-                grams(2, true);
-            }
-            if n > 3 {
-                grams(3, true);
-            }
-        }
-        _ => {}
+    let (characters, bigrams) = match terms {
+        ChineseTerms::Words | ChineseTerms::Characters => (false, false),
+        ChineseTerms::WordsCharacters => (true, false),
+        ChineseTerms::WordsBigrams => (false, true),
+        ChineseTerms::WordsCharactersBigrams => (true, true),
+    };
+    if characters {
+        grams(1);
+    }
+    // A word of two characters is its own only bigram.
+    if bigrams && n >= 3 {
+        grams(2);
     }
 }
 
@@ -207,9 +173,8 @@ mod tests {
     use super::*;
 
     fn subs(terms: ChineseTerms, word: &str) -> Vec<String> {
-        let han = HanSegmenter::new(None, ChineseTerms::Words);
         let mut out = Vec::new();
-        sub_words(&han, word, terms, &mut |w| out.push(w.to_string()));
+        sub_words(word, terms, &mut |w| out.push(w.to_string()));
         out
     }
 
@@ -223,29 +188,18 @@ mod tests {
             "a bigram word is whole"
         );
         assert_eq!(subs(WordsBigrams, "神经网络"), ["神经", "经网", "网络"]);
-        // 神经网络 is in jieba's dictionary; 网红店 is not.
-        assert!(subs(WordsUnknownBigrams, "神经网络").is_empty());
-        assert_eq!(subs(WordsUnknownBigrams, "网红店"), ["网红", "红店"]);
-        // Search mode: only the dictionary's words inside ("经网" is none).
         assert_eq!(
-            subs(WordsSearch, "中华人民共和国"),
-            ["中华", "华人", "人民", "共和", "共和国"]
+            subs(WordsCharactersBigrams, "神经网络"),
+            ["神", "经", "网", "络", "神经", "经网", "网络"]
         );
-        assert_eq!(subs(WordsSearch, "神经网络"), ["神经", "网络", "神经网"]);
+        assert_eq!(subs(WordsCharactersBigrams, "网络"), ["网", "络"]);
         for t in ChineseTerms::ALL {
             assert!(subs(t, "network").is_empty(), "{t}: Latin words have none");
             assert!(subs(t, "bp神经网络").is_empty(), "{t}: nor mixed ones");
         }
         assert!(subs(Words, "神经网络").is_empty() && subs(Characters, "神经网络").is_empty());
-    }
-
-    #[test]
-    fn traditional_words_are_looked_up_simplified_and_cut_as_written() {
-        assert_eq!(
-            subs(ChineseTerms::WordsSearch, "神經網絡"),
-            ["神經", "網絡", "神經網"]
-        );
-        assert_eq!(subs(ChineseTerms::WordsCharacters, "網絡"), ["網", "絡"]);
+        // Traditional characters are cut as written.
+        assert_eq!(subs(WordsBigrams, "神經網絡"), ["神經", "經網", "網絡"]);
     }
 
     #[test]
