@@ -10,7 +10,10 @@
 //! Chinese (`language = "chinese"`) starts with the [`HanSegmenter`] (jieba for runs of Han
 //! characters, the word rules for the rest) and marks single Han characters as stop words
 //! ([`han::LoneCharacters`]) before the stemmer, which stems the Latin words in English; each
-//! language's stop words come from [`languages`].
+//! language's stop words come from [`languages`]. A Chinese word can also bring sub-words, its
+//! characters and bigrams ([`sub_words`], `tokenize.chinese`): TF-IDF features
+//! ([`TokenizedCorpus::doc_features`]) that never label a topic, which is counted from whole
+//! words ([`TokenizedCorpus::doc_terms`]).
 //!
 //! Order matters: the stop-word list and the stemmer expect lowercase input, and stop words are
 //! *marked*, not removed, so that phrase detection later sees "chain of thought" whole.
