@@ -118,6 +118,49 @@ fn issue_20_chinese_labels_read_right_and_assign_reproduces_the_fit() {
 }
 
 #[test]
+fn issue_39_sub_words_weigh_in_the_clustering_but_never_name_a_topic() {
+    use topicmap::tokenize::{Analyzer, TokenizedCorpus, TokenizerValidParams};
+    let tmp = tempfile::tempdir().unwrap();
+    let out = fit(tmp.path(), &chinese_fixture(tmp.path()));
+    let model: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("model.json")).unwrap()).unwrap();
+    assert_eq!(model["tokenize"]["chinese"], "words+characters+bigrams");
+    // The terms that are only ever inside words (characters and bigrams), as the fit's own
+    // tokenizer finds them in the fixture's text.
+    let params: TokenizerValidParams = serde_json::from_value(model["tokenize"].clone()).unwrap();
+    let text = fs::read_to_string(tmp.path().join("papers_zh.txt")).unwrap();
+    let tc = TokenizedCorpus::build_texts(&[text.as_str()], &Analyzer::new(&params));
+    let inside: Vec<&str> = tc
+        .terms
+        .iter()
+        .filter(|t| !t.is_word())
+        .map(|t| t.surface.as_str())
+        .collect();
+    // They are features of the model...
+    let features: Vec<&str> = model["surfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(
+        inside.iter().any(|s| features.contains(s)),
+        "no sub-word is a feature"
+    );
+    // ...but no topic lists or is labelled by one.
+    let (h, rows) = read_csv(&out.join("terms.csv"));
+    let listed = column(&h, &rows, "term");
+    assert!(!listed.is_empty());
+    for term in listed
+        .iter()
+        .copied()
+        .chain(labels(&out).iter().flat_map(|l| l.split(", ")))
+    {
+        assert!(!inside.contains(&term), "{term:?} is only a sub-word");
+    }
+}
+
+#[test]
 fn issue_20_a_model_whose_dictionary_changed_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let out = fit(tmp.path(), &chinese_fixture(tmp.path()));

@@ -101,6 +101,8 @@ pub struct TokenizeOptions {
     pub max_features: Option<usize>,
     /// Chinese: a file of domain words for the segmenter, relative to the pipeline file.
     pub user_dictionary: Option<String>,
+    /// Chinese: what Han text is cut into, `"words"`, `"characters"`, or words with sub-words.
+    pub chinese: Option<String>,
 }
 
 /// `stop-words = "english"` or `stop-words = ["word", ...]`.

@@ -20,7 +20,9 @@ use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUni
 use crate::layout::{MapMethod, MapParams, MapValidParams};
 use crate::reduce::{self, ReduceError, ReduceMethod, ReduceParams, ReduceValidParams};
 use crate::tables::OutputFormat;
-use crate::tokenize::{StopWordList, TokenizerParams, TokenizerValidParams, UserDictionary};
+use crate::tokenize::{
+    ChineseTerms, StopWordList, TokenizerParams, TokenizerValidParams, UserDictionary,
+};
 use crate::vectorize::{Norm, TfIdfParams, TfIdfValidParams};
 use std::path::{Path, PathBuf};
 
@@ -178,7 +180,8 @@ pub(super) fn map(m: MapOptions) -> Result<MapValidParams, SettingsError> {
 
 /// `[tokenize]`'s tokenizer keys: `language` (a name of `tokenize::languages`, or `auto`),
 /// `stop-words` (`english`, `stopwords-iso`, `none`, or a list of words), `stem`,
-/// `extra-stop-words`, `min-length`, `max-length` and `user-dictionary` (relative to `base`).
+/// `extra-stop-words`, `min-length`, `max-length`, `user-dictionary` (relative to `base`) and
+/// `chinese` (a name of [`ChineseTerms`]).
 pub(super) fn tokenize(
     t: &TokenizeOptions,
     base: &Path,
@@ -204,8 +207,19 @@ pub(super) fn tokenize(
         None => None,
         Some(file) => Some(UserDictionary::read(&normalize(&base.join(file)), file)?),
     };
+    let chinese = match &t.chinese {
+        None => None,
+        Some(name) => Some(choice(
+            "tokenize.chinese",
+            Some(name.clone()),
+            ChineseTerms::DEFAULT,
+            ChineseTerms::from_name,
+            ChineseTerms::NAMES,
+        )?),
+    };
     Ok(TokenizerParams::new()
         .given(t.language.as_deref(), TokenizerParams::language)
+        .given(chinese, TokenizerParams::chinese)
         .given(stop_words, TokenizerParams::stop_words)
         .given(t.stem, TokenizerParams::stem)
         .extra_stop_words(extra.collect())

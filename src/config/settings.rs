@@ -283,6 +283,31 @@ mod tests {
     }
 
     #[test]
+    fn issue_39_tokenize_chinese_names_what_han_text_is_cut_into() {
+        use crate::tokenize::ChineseTerms;
+        let t = |body: &str| {
+            resolve(&format!(
+                "[[input]]\npath = \"a.csv\"\n[tokenize]\n{body}\n"
+            ))
+        };
+        let zh = t("language = \"chinese\"").unwrap().tokenize;
+        assert_eq!(zh.chinese(), ChineseTerms::DEFAULT);
+        let chars = t("language = \"chinese\"\nchinese = \"characters\"")
+            .unwrap()
+            .tokenize;
+        assert_eq!(chars.chinese(), ChineseTerms::Characters);
+        let e = t("language = \"chinese\"\nchinese = \"bigrams\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("tokenize.chinese") && e.contains("\"words+characters+bigrams\""),
+            "{e}"
+        );
+        let e = t("chinese = \"words\"").unwrap_err().to_string();
+        assert!(e.contains("tokenize.chinese is for Chinese"), "{e}");
+    }
+
+    #[test]
     fn defaults_come_from_the_stages() {
         let s = resolve("[[input]]\npath = \"a.csv\"\n").unwrap();
         assert_eq!(s.tokenize, TokenizerParams::new().check().unwrap());

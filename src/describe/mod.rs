@@ -277,11 +277,12 @@ pub fn describe(
     term_vectors: Option<ndarray::ArrayView2<f32>>,
 ) -> TopicSummary {
     let k = clustering.k();
-    // The c-TF-IDF vocabulary: the terms that survived the TF-IDF document-frequency bounds.
+    // The c-TF-IDF vocabulary: the terms that survived the TF-IDF document-frequency bounds,
+    // words only (a Chinese sub-word is a feature, never a label: see `tokenize::sub_words`).
     let mut vocabulary = vec![false; tc.terms.len()];
     for f in tfidf.features() {
         if let [t] = f.terms[..] {
-            vocabulary[t as usize] = true;
+            vocabulary[t as usize] = tc.terms[t as usize].is_word();
         }
     }
     // Each term's row of the feature vectors (unigram features only).

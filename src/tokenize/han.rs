@@ -7,7 +7,10 @@
 //! user dictionary; jieba's HMM guesses the words neither knows), and the rest goes to the
 //! [`WordSegmenter`] like any other text, so "BP神经网络" gives "BP" and "神经网络", and the
 //! Latin word then goes down the English chain. jieba is deterministic, so runs repeat exactly.
+//! With `tokenize.chinese = "characters"` each Han run is cut into its characters instead (see
+//! [`super::sub_words`] for the settings that keep words and add what is inside them).
 
+use super::sub_words::ChineseTerms;
 use super::user_dictionary::UserDictionary;
 use super::WordSegmenter;
 use jieba_rs::Jieba;
@@ -24,9 +27,11 @@ pub fn has_han(text: &str) -> bool {
     !text.is_ascii() && text.chars().any(is_han)
 }
 
-/// Cuts Han runs with jieba and the rest with the Unicode word rules.
+/// Cuts Han runs with jieba (or into characters) and the rest with the Unicode word rules.
 pub struct HanSegmenter {
     jieba: Jieba,
+    /// Cut Han runs into single characters, not words.
+    characters: bool,
 }
 
 impl std::fmt::Debug for HanSegmenter {
@@ -36,15 +41,19 @@ impl std::fmt::Debug for HanSegmenter {
 }
 
 impl HanSegmenter {
-    /// jieba with its bundled dictionary, and the words of `user` when given.
-    pub fn new(user: Option<&UserDictionary>) -> Self {
+    /// jieba with its bundled dictionary, and the words of `user` when given; Han runs are cut
+    /// into words, or into characters when `terms` says so.
+    pub fn new(user: Option<&UserDictionary>, terms: ChineseTerms) -> Self {
         let mut jieba = Jieba::new();
         if let Some(dict) = user {
             for (word, freq) in dict.words() {
                 jieba.add_word(word, *freq, None);
             }
         }
-        HanSegmenter { jieba }
+        HanSegmenter {
+            jieba,
+            characters: !terms.words(),
+        }
     }
 
     /// Hands every word of `text` to `f`, in order.
@@ -54,7 +63,10 @@ impl HanSegmenter {
             return;
         }
         for (run, han) in runs(text) {
-            if han {
+            if han && self.characters {
+                run.char_indices()
+                    .for_each(|(i, c)| f(&run[i..i + c.len_utf8()]));
+            } else if han {
                 self.cut(run, f);
             } else {
                 WordSegmenter.words(run).for_each(&mut *f);
@@ -173,7 +185,7 @@ mod tests {
 
     #[test]
     fn han_runs_become_words_and_latin_runs_stay_whole() {
-        let seg = HanSegmenter::new(None);
+        let seg = HanSegmenter::new(None, ChineseTerms::Words);
         assert_eq!(words(&seg, "BP神经网络"), ["BP", "神经网络"]);
         assert_eq!(
             words(&seg, "基于MATLAB的SAR图像, 3.5 km"),
@@ -187,8 +199,17 @@ mod tests {
     }
 
     #[test]
+    fn the_characters_setting_cuts_han_runs_into_characters() {
+        let seg = HanSegmenter::new(None, ChineseTerms::Characters);
+        assert_eq!(
+            words(&seg, "BP神经网络, 網絡 net"),
+            ["BP", "神", "经", "网", "络", "網", "絡", "net"]
+        );
+    }
+
+    #[test]
     fn traditional_characters_are_segmented_too() {
-        let seg = HanSegmenter::new(None);
+        let seg = HanSegmenter::new(None, ChineseTerms::Words);
         let w = words(&seg, "資料庫管理系統");
         assert!(w.len() < 7, "not cut into characters: {w:?}");
         assert_eq!(w.concat(), "資料庫管理系統");
@@ -196,7 +217,7 @@ mod tests {
 
     #[test]
     fn traditional_text_is_cut_as_its_simplified_form_and_shown_as_written() {
-        let seg = HanSegmenter::new(None);
+        let seg = HanSegmenter::new(None, ChineseTerms::Words);
         let simple = words(&seg, "我们提出一种基于卷积神经网络的图像分类方法");
         let traditional = words(&seg, "我們提出一種基於卷積神經網絡的圖像分類方法");
         assert_eq!(
@@ -219,10 +240,10 @@ mod tests {
 
     #[test]
     fn the_user_dictionary_keeps_domain_words_whole() {
-        let plain = HanSegmenter::new(None);
+        let plain = HanSegmenter::new(None, ChineseTerms::Words);
         assert_ne!(words(&plain, "扩散模型生成图像")[0], "扩散模型");
         let dict = UserDictionary::parse("扩散模型 100\n", "dict.txt").unwrap();
-        let seg = HanSegmenter::new(Some(&dict));
+        let seg = HanSegmenter::new(Some(&dict), ChineseTerms::Words);
         assert_eq!(words(&seg, "扩散模型生成图像")[0], "扩散模型");
     }
 

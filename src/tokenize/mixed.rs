@@ -75,6 +75,8 @@ fn merge(parts: Vec<(TokenizedCorpus, Vec<usize>)>, n_docs: usize) -> TokenizedC
         words: Vec::new(),
         terms: Vec::new(),
         term_of: Vec::new(),
+        sub_start: vec![0],
+        sub_terms: Vec::new(),
         blocks: Vec::new(),
         spans: vec![
             Span {
@@ -86,13 +88,18 @@ fn merge(parts: Vec<(TokenizedCorpus, Vec<usize>)>, n_docs: usize) -> TokenizedC
         ],
     };
     let mut by_stem: FxHashMap<String, u32> = FxHashMap::default();
-    for (part, docs) in parts {
-        let remap: Vec<u32> = part
-            .terms
+    for (mut part, docs) in parts {
+        let remap: Vec<u32> = std::mem::take(&mut part.terms)
             .into_iter()
             .map(|t| merge_term(&mut out.terms, &mut by_stem, t))
             .collect();
         let (word_base, block_base) = (out.words.len() as u32, out.blocks.len() as u32);
+        // Each word's sub-word terms, renumbered (none for a language without them).
+        for w in 0..part.words.len() as u32 {
+            let subs = part.sub_terms_of(w).iter().map(|&t| remap[t as usize]);
+            out.sub_terms.extend(subs);
+            out.sub_start.push(out.sub_terms.len() as u32);
+        }
         out.words.extend(part.words.into_iter().map(|w| Word {
             kind: match w.kind {
                 WordKind::Term(t) => WordKind::Term(remap[t as usize]),
@@ -118,6 +125,9 @@ fn merge(parts: Vec<(TokenizedCorpus, Vec<usize>)>, n_docs: usize) -> TokenizedC
                 ..span
             };
         }
+    }
+    if out.sub_terms.is_empty() {
+        out.sub_start.clear();
     }
     out
 }
@@ -182,6 +192,10 @@ mod tests {
             ]
         );
         assert!(shown(3).contains(&"神经网络"), "{:?}", shown(3));
+        // Only the Chinese document brings sub-words (its characters and bigrams, the default).
+        assert!(tc.doc_features(3).count() > tc.doc_terms(3).count());
+        assert!(tc.doc_features(0).eq(tc.doc_terms(0)));
+        assert!(tc.doc_features(3).any(|t| !tc.terms[t as usize].is_word()));
         assert!(shown(0).contains(&"classification"), "{:?}", shown(0));
         // Documents keep their order and their words.
         assert_eq!(shown(0), shown(1));

@@ -10,7 +10,10 @@
 //! Chinese (`language = "chinese"`) starts with the [`HanSegmenter`] (jieba for runs of Han
 //! characters, the word rules for the rest) and marks single Han characters as stop words
 //! ([`han::LoneCharacters`]) before the stemmer, which stems the Latin words in English; each
-//! language's stop words come from [`languages`].
+//! language's stop words come from [`languages`]. A Chinese word can also bring sub-words, its
+//! characters and bigrams ([`sub_words`], `tokenize.chinese`): TF-IDF features
+//! ([`TokenizedCorpus::doc_features`]) that never label a topic, which is counted from whole
+//! words ([`TokenizedCorpus::doc_terms`]).
 //!
 //! Order matters: the stop-word list and the stemmer expect lowercase input, and stop words are
 //! *marked*, not removed, so that phrase detection later sees "chain of thought" whole.
@@ -36,6 +39,7 @@ mod params;
 mod segmenter;
 mod stemmer;
 pub mod stop_words;
+pub mod sub_words;
 mod token;
 pub mod user_dictionary;
 
@@ -48,6 +52,7 @@ pub use params::{StopWordList, TokenizerParams, TokenizerParamsError, TokenizerV
 pub use segmenter::{Segmenter, WordSegmenter};
 pub use stemmer::{Language, Stemmer};
 pub use stop_words::StopWordFilter;
+pub use sub_words::{ChineseTerms, SubWords};
 pub use token::{Token, TokenFilter};
 pub use user_dictionary::{UserDictionary, UserDictionaryError};
 
@@ -64,6 +69,8 @@ pub const CHUNK: usize = 2048;
 pub struct Analyzer {
     segmenter: Segmenter,
     filters: Vec<Box<dyn TokenFilter>>,
+    /// Chinese: the sub-words each word brings as features (see [`sub_words`]).
+    sub_words: Option<SubWords>,
     /// A mixed corpus: one chain per language, picked per document (see [`mixed`]).
     mixed: Option<Box<mixed::Mixed>>,
 }
@@ -88,6 +95,7 @@ impl AnalyzerBuilder {
         Analyzer {
             segmenter: self.segmenter,
             filters: self.filters,
+            sub_words: None,
             mixed: None,
         }
     }
@@ -143,20 +151,14 @@ impl Analyzer {
             list => list,
         };
         let stop = stop_list(list, lang, s.extra_stop_words());
-        let segmenter = if lang.name == "chinese" {
-            Segmenter::Han(std::sync::Arc::new(HanSegmenter::new(s.user_dictionary())))
-        } else {
-            Segmenter::Words(WordSegmenter)
-        };
+        if lang.name == "chinese" {
+            return Self::chinese(s, stop);
+        }
         let mut b = Analyzer::builder()
-            .segmenter(segmenter)
             .filter(LowerCaser)
             .filter(RemoveNumbers)
             .filter(LengthFilter::between(s.min_length(), s.max_length()))
             .filter(StopWordFilter::mark(stop));
-        if lang.name == "chinese" {
-            b = b.filter(han::LoneCharacters);
-        }
         if s.stem() {
             let algorithm = lang
                 .stemmer
@@ -165,6 +167,42 @@ impl Analyzer {
             b = b.filter(Stemmer::new(Language(algorithm)));
         }
         b.build()
+    }
+
+    /// The Chinese chain: Han text cut as `s.chinese()` says ([`HanSegmenter`]), single
+    /// characters marked as stop words where words are kept, each word's sub-words found by a
+    /// chain of their own ([`SubWords`]), and the Latin words stemmed in English.
+    fn chinese(s: &TokenizerValidParams, stop: Vec<String>) -> Analyzer {
+        let terms = s.chinese();
+        let han = std::sync::Arc::new(HanSegmenter::new(s.user_dictionary(), terms));
+        let base = |stop: Vec<String>| -> Vec<Box<dyn TokenFilter>> {
+            vec![
+                Box::new(LowerCaser),
+                Box::new(RemoveNumbers),
+                Box::new(LengthFilter::between(s.min_length(), s.max_length())),
+                Box::new(StopWordFilter::mark(stop)),
+            ]
+        };
+        let sub_words = terms
+            .has_sub_words()
+            .then(|| SubWords::new(terms, base(stop.clone())))
+            .flatten();
+        let mut filters = base(stop);
+        if terms.words() {
+            filters.push(Box::new(han::LoneCharacters));
+        }
+        if s.stem() {
+            let english = languages::by_name("english").and_then(|l| l.stemmer);
+            filters.push(Box::new(Stemmer::new(Language(
+                english.expect("English has a stemmer"),
+            ))));
+        }
+        Analyzer {
+            segmenter: Segmenter::Han(han),
+            filters,
+            sub_words,
+            mixed: None,
+        }
     }
 
     /// Runs the chain on a text: every word, in order, with stop words marked.
@@ -188,6 +226,14 @@ impl Analyzer {
             f.apply(&mut tokens);
         }
         tokens.pop()
+    }
+
+    /// The analysed sub-words `word` brings as features (none outside Chinese, see
+    /// [`sub_words`]).
+    pub fn sub_words(&self, word: &str) -> Vec<Token> {
+        self.sub_words
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.of(word))
     }
 }
 
@@ -216,8 +262,17 @@ pub struct Term {
     pub stem: String,
     /// The most frequent lowercased surface of the stem (ties: alphabetically first).
     pub surface: String,
-    /// Occurrences in the corpus.
+    /// Occurrences in the corpus as a word: 0 for a term found only inside words, as a
+    /// sub-word (see [`sub_words`]), which is a feature but never a label.
     pub count: u64,
+}
+
+impl Term {
+    /// Whether the term occurs as a word (not only as a sub-word): only such terms are listed
+    /// and label topics.
+    pub fn is_word(&self) -> bool {
+        self.count > 0
+    }
 }
 
 /// The term id of a word that is not a term (a stop word or a dropped word).
@@ -234,6 +289,10 @@ pub struct TokenizedCorpus {
     /// Each word's term id, or [`NOT_A_TERM`]: `words[w].kind` in a small array, for the loops
     /// that run once per token.
     term_of: Vec<u32>,
+    /// Each word's sub-word terms (Chinese, see [`sub_words`]):
+    /// `sub_terms[sub_start[w]..sub_start[w + 1]]`; both empty when no word has any.
+    sub_start: Vec<u32>,
+    sub_terms: Vec<u32>,
     blocks: Vec<Vec<u32>>,
     /// Per document: its block, start and length in that block.
     spans: Vec<Span>,
@@ -278,12 +337,24 @@ impl TokenizedCorpus {
             .par_iter()
             .map(|w| analyzer.analyze_word(w))
             .collect();
-        let (terms, term_of) = intern_terms(&analysed, &counts);
+        let (mut terms, term_of) = intern_terms(&analysed, &counts);
+        let (sub_start, sub_terms) = match analyzer.sub_words {
+            None => (Vec::new(), Vec::new()),
+            Some(_) => {
+                let subs: Vec<Vec<Token>> = raw_words
+                    .par_iter()
+                    .map(|w| analyzer.sub_words(w))
+                    .collect();
+                intern_sub_terms(&mut terms, &subs)
+            }
+        };
         let words = word_kinds(&raw_words, analysed, &term_of);
         TokenizedCorpus {
             words,
             terms,
             term_of,
+            sub_start,
+            sub_terms,
             blocks,
             spans,
         }
@@ -307,6 +378,31 @@ impl TokenizedCorpus {
             .filter(|&t| t != NOT_A_TERM)
     }
 
+    /// Whether any word brings sub-words (see [`sub_words`]).
+    pub fn has_sub_words(&self) -> bool {
+        !self.sub_terms.is_empty()
+    }
+
+    /// The sub-word terms word `w` brings (none outside Chinese).
+    pub fn sub_terms_of(&self, w: u32) -> &[u32] {
+        match self.sub_start.get(w as usize..w as usize + 2) {
+            Some(&[a, b]) => &self.sub_terms[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The feature ids of document `i`, what TF-IDF weighs: each word's term (as
+    /// [`Self::doc_terms`]) followed by its sub-word terms.
+    pub fn doc_features(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
+        self.doc_words(i).iter().flat_map(move |&w| {
+            let t = self.term_of[w as usize];
+            (t != NOT_A_TERM)
+                .then_some(t)
+                .into_iter()
+                .chain(self.sub_terms_of(w).iter().copied())
+        })
+    }
+
     /// Keeps the documents whose `keep` flag is set (term counts are unchanged when the removed
     /// documents have no terms, which is what this is used for).
     pub fn retain_docs(&mut self, keep: &[bool]) {
@@ -314,10 +410,10 @@ impl TokenizedCorpus {
         self.spans.retain(|_| *it.next().unwrap_or(&true));
     }
 
-    /// Documents with no term at all (e.g. only stop words).
+    /// Documents with no term and no sub-word at all (e.g. only stop words).
     pub fn empty_docs(&self) -> Vec<usize> {
         (0..self.n_docs())
-            .filter(|&i| self.doc_terms(i).next().is_none())
+            .filter(|&i| self.doc_features(i).next().is_none())
             .collect()
     }
 }
@@ -481,6 +577,39 @@ fn count_surfaces(mut terms: Vec<Term>, mut shown: Vec<(u32, &str, u64)>) -> Vec
     terms
 }
 
+/// Each word's sub-word terms, from `subs` (the analysed sub-words of every word), as
+/// `(start, terms)` (see [`TokenizedCorpus::sub_terms_of`]). A sub-word whose stem is a term
+/// already is that term; the others are added to `terms` in word order, with a count of 0 (no
+/// word shows them).
+fn intern_sub_terms(terms: &mut Vec<Term>, subs: &[Vec<Token>]) -> (Vec<u32>, Vec<u32>) {
+    let mut ids: FxHashMap<String, u32> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.stem.clone(), i as u32))
+        .collect();
+    let mut start = Vec::with_capacity(subs.len() + 1);
+    let mut ids_of_words = Vec::new();
+    start.push(0u32);
+    for word in subs {
+        for t in word {
+            let id = *ids.entry(t.text.clone()).or_insert_with(|| {
+                terms.push(Term {
+                    stem: t.text.clone(),
+                    surface: t.surface.clone(),
+                    count: 0,
+                });
+                (terms.len() - 1) as u32
+            });
+            ids_of_words.push(id);
+        }
+        start.push(ids_of_words.len() as u32);
+    }
+    if ids_of_words.is_empty() {
+        start.clear();
+    }
+    (start, ids_of_words)
+}
+
 /// Every distinct word with its lowercased surface and what the chain made of it.
 fn word_kinds(raw_words: &[&str], analysed: Vec<Option<Token>>, term_of: &[u32]) -> Vec<Word> {
     raw_words
@@ -579,6 +708,65 @@ mod tests {
             .analyze("Ich und")
             .iter()
             .all(|t| !t.stop));
+    }
+
+    /// A Chinese chain cutting Han text as `terms` says.
+    fn chinese(terms: ChineseTerms) -> Analyzer {
+        Analyzer::new(
+            &TokenizerParams::new()
+                .language("chinese")
+                .chinese(terms)
+                .check()
+                .unwrap(),
+        )
+    }
+
+    #[test]
+    fn issue_39_sub_words_are_features_of_the_documents_but_no_words_of_them() {
+        let texts = ["卷积神经网络", "神经网络", "网络"];
+        let tc = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::WordsBigrams));
+        let id = |s: &str| tc.terms.iter().position(|t| t.surface == s).unwrap() as u32;
+        let shown = |ids: Vec<u32>| -> Vec<String> {
+            ids.iter()
+                .map(|&t| tc.terms[t as usize].surface.clone())
+                .collect()
+        };
+        assert!(tc.has_sub_words());
+        assert_eq!(shown(tc.doc_terms(1).collect()), ["神经网络"]);
+        assert_eq!(
+            shown(tc.doc_features(1).collect()),
+            ["神经网络", "神经", "经网", "网络"],
+            "the word, then its bigrams"
+        );
+        // "网络" is a word of the third document, so its sub-word is that same term; "经网" is
+        // only ever a sub-word: a feature with no occurrence as a word.
+        assert_eq!(tc.doc_terms(2).collect::<Vec<_>>(), [id("网络")]);
+        assert!(tc.terms[id("网络") as usize].is_word());
+        assert!(!tc.terms[id("经网") as usize].is_word());
+        assert_eq!(tc.terms[id("经网") as usize].count, 0);
+        assert!(tc.doc_terms(0).all(|t| tc.terms[t as usize].is_word()));
+        // Words alone: no sub-words, the features are the terms.
+        let words = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::Words));
+        assert!(!words.has_sub_words());
+        for d in 0..3 {
+            assert!(words.doc_features(d).eq(words.doc_terms(d)));
+        }
+    }
+
+    #[test]
+    fn issue_39_a_document_of_single_characters_is_kept_by_their_features() {
+        // "股" is a single character: a stop word as a word, a feature as a character.
+        let texts = ["股", "的"];
+        let chars = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::WordsCharacters));
+        assert_eq!(chars.doc_terms(0).count(), 0);
+        assert_eq!(chars.doc_features(0).count(), 1);
+        assert_eq!(chars.empty_docs(), [1], "a stop word brings no sub-word");
+        let words = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::Words));
+        assert_eq!(words.empty_docs(), [0, 1]);
+        // Cut into characters, a single character is a term.
+        let alone = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::Characters));
+        assert_eq!(alone.doc_terms(0).count(), 1);
+        assert!(!alone.has_sub_words());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! assign` tokenizes new documents exactly as the fit did.
 
 use super::languages::{self, Detection};
+use super::sub_words::ChineseTerms;
 use super::user_dictionary::UserDictionary;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -69,6 +70,10 @@ pub struct TokenizerParams {
     /// `language = "auto"`: what detection found (`language` is then the language chosen).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     detected: Option<Detection>,
+    /// Chinese only: what Han text is cut into ([`ChineseTerms`]). Saved once Chinese is among
+    /// the languages; a model saved without it cut words ([`TokenizerParams::check`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    chinese: Option<ChineseTerms>,
     /// The word segmenter: `jieba` when Chinese is among the languages (set by
     /// [`TokenizerParams::check`]; a saved model naming another is refused).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,6 +101,8 @@ pub enum TokenizerParamsError {
         "tokenize.user-dictionary is for Chinese: set tokenize.language to \"chinese\" or \"auto\""
     )]
     DictionaryWithoutChinese,
+    #[error("tokenize.chinese is for Chinese: set tokenize.language to \"chinese\" or \"auto\"")]
+    ChineseWithoutChinese,
     #[error("this model's tokenizer uses the segmenter {found:?}; this build uses {expected:?} for these languages: refit")]
     Segmenter { found: String, expected: String },
     #[error(
@@ -124,6 +131,7 @@ impl TokenizerParams {
             max_length: 40,
             user_dictionary: None,
             detected: None,
+            chinese: None,
             segmenter: None,
         }
     }
@@ -133,6 +141,11 @@ impl TokenizerParams {
     pub fn language(mut self, language: &str) -> Self {
         self.language = language.to_lowercase();
         self.stop_words = StopWordList::default_for(&self.language);
+        self
+    }
+    /// What Chinese text is cut into (default [`ChineseTerms::DEFAULT`]).
+    pub fn chinese(mut self, terms: ChineseTerms) -> Self {
+        self.chinese = Some(terms);
         self
     }
     /// Chinese segmentation's own words (default none).
@@ -161,8 +174,11 @@ impl TokenizerParams {
         self
     }
 
-    /// Checks every rule: a known language (or `auto`), a user dictionary only where Chinese
-    /// may be, a saved segmenter this build has, and `1 <= min_length <= max_length`.
+    /// Checks every rule: a known language (or `auto`), a user dictionary and `chinese` only
+    /// where Chinese may be, a saved segmenter this build has, and `1 <= min_length <=
+    /// max_length`. Once Chinese is among the languages, `chinese` is set (to its default when
+    /// unset), so that `model.json` records it; a saved model without it (one saved before the
+    /// setting was added: it names the segmenter) cut words.
     pub fn check(mut self) -> Result<TokenizerValidParams, TokenizerParamsError> {
         let known = |l: &str| languages::by_name(l).is_some();
         let per_document = self.detected.iter().flat_map(|d| &d.per_document);
@@ -176,6 +192,10 @@ impl TokenizerParams {
         if self.user_dictionary.is_some() && !chinese {
             return Err(TokenizerParamsError::DictionaryWithoutChinese);
         }
+        if self.chinese.is_some() && !chinese {
+            return Err(TokenizerParamsError::ChineseWithoutChinese);
+        }
+        let saved_before_the_setting = self.segmenter.is_some() && self.chinese.is_none();
         let segmenter = chinese.then(|| "jieba".to_string());
         if let Some(found) = self
             .segmenter
@@ -189,6 +209,14 @@ impl TokenizerParams {
         }
         // Before detection, `auto` may still turn out not to be Chinese: no segmenter yet.
         self.segmenter = segmenter.filter(|_| self.language != languages::AUTO);
+        if self.segmenter.is_some() {
+            let unset = if saved_before_the_setting {
+                ChineseTerms::Words
+            } else {
+                ChineseTerms::DEFAULT
+            };
+            self.chinese = Some(self.chinese.unwrap_or(unset));
+        }
         if self.min_length == 0 || self.max_length < self.min_length {
             return Err(TokenizerParamsError::BadLengths {
                 min: self.min_length,
@@ -242,8 +270,13 @@ impl TokenizerValidParams {
         let per_document = p.detected.iter().flat_map(|d| &d.per_document);
         if p.language != "chinese" && !per_document.clone().any(|l| l == "chinese") {
             p.user_dictionary = None;
+            p.chinese = None;
         }
         p.check().expect("detected languages are known ones")
+    }
+    /// What Chinese text is cut into (the default where Chinese is not among the languages).
+    pub fn chinese(&self) -> ChineseTerms {
+        self.0.chinese.unwrap_or(ChineseTerms::DEFAULT)
     }
     /// Whether words are stemmed.
     pub fn stem(&self) -> bool {
@@ -358,6 +391,41 @@ mod tests {
             serde_json::to_string(&TokenizerParams::new()).unwrap(),
             "English parameters serialize as before"
         );
+    }
+
+    #[test]
+    fn issue_39_chinese_is_saved_for_chinese_only_and_older_models_cut_words() {
+        let zh = TokenizerParams::new().language("chinese").check().unwrap();
+        assert_eq!(zh.chinese(), ChineseTerms::DEFAULT);
+        let json = serde_json::to_string(&zh).unwrap();
+        assert!(
+            json.contains(r#""chinese":"words+characters+bigrams""#),
+            "{json}"
+        );
+        let back: TokenizerValidParams = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, zh);
+        // A model saved before the setting: jieba, and no `chinese`.
+        let before = json.replace(r#","chinese":"words+characters+bigrams""#, "");
+        assert_ne!(before, json);
+        let old: TokenizerValidParams = serde_json::from_str(&before).unwrap();
+        assert_eq!(old.chinese(), ChineseTerms::Words);
+        let english = serde_json::to_string(&TokenizerParams::new().check().unwrap()).unwrap();
+        assert!(!english.contains("chinese"), "{english}");
+        assert_eq!(
+            TokenizerParams::new()
+                .chinese(ChineseTerms::Characters)
+                .check(),
+            Err(TokenizerParamsError::ChineseWithoutChinese)
+        );
+        // `auto` may take it, and drops it when no Chinese is found.
+        let auto = TokenizerParams::new()
+            .language("auto")
+            .chinese(ChineseTerms::Characters)
+            .check()
+            .unwrap();
+        assert!(!serde_json::to_string(&auto.resolved(None))
+            .unwrap()
+            .contains("chinese"));
     }
 
     #[test]

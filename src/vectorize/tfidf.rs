@@ -687,8 +687,7 @@ impl TfIdf {
     }
 
     /// The feature of each term of `tc` that is a single-word feature of this model (matched by
-    /// stem), or `u32::MAX` (the tests count with it to check [`TfIdf::transform_counting`]).
-    #[cfg(test)]
+    /// stem), or `u32::MAX`.
     pub fn term_features(&self, tc: &TokenizedCorpus) -> Vec<u32> {
         let by_stem: FxHashMap<&str, u32> = self
             .features
@@ -745,6 +744,13 @@ impl TfIdf {
                 .map(|f| !f.stem.contains(' '))
                 .collect()
         });
+        if counting && tc.has_sub_words() {
+            // The counts are what labels are made of: whole words only, not sub-words.
+            let matrix = self
+                .params
+                .weigh(&streams, &column, &self.idf, self.features.len());
+            return (matrix, self.word_counts(tc));
+        }
         self.params.weigh_counting(
             &streams,
             &column,
@@ -752,6 +758,28 @@ impl TfIdf {
             self.features.len(),
             single.as_deref(),
         )
+    }
+
+    /// Each document's raw counts of the single-word features its words show (sub-words left
+    /// out), as (feature, count) in feature order.
+    fn word_counts(&self, tc: &TokenizedCorpus) -> Vec<Vec<(u32, u32)>> {
+        let feature = self.term_features(tc);
+        (0..tc.n_docs())
+            .into_par_iter()
+            .map(|d| {
+                let mut counts: Vec<(u32, u32)> = Vec::new();
+                let mut fs: Vec<u32> = tc
+                    .doc_terms(d)
+                    .map(|t| feature[t as usize])
+                    .filter(|&f| f != u32::MAX)
+                    .collect();
+                fs.sort_unstable();
+                for run in fs.chunk_by(|a, b| a == b) {
+                    counts.push((run[0], run.len() as u32));
+                }
+                counts
+            })
+            .collect()
     }
 }
 
@@ -779,27 +807,39 @@ impl StreamChunk {
 }
 
 impl FeatureStreams {
-    fn build(tc: &TokenizedCorpus, [lo, hi]: [usize; 2]) -> FeatureStreams {
+    /// Each document's features: its terms, and its sub-words where the corpus has any.
+    fn unigrams(tc: &TokenizedCorpus) -> FeatureStreams {
         let docs: Vec<usize> = (0..tc.n_docs()).collect();
-        if lo == 1 && hi == 1 {
-            let chunks = docs
-                .par_chunks(CHUNK)
-                .map(|ds| {
-                    let mut c = StreamChunk {
-                        lens: Vec::with_capacity(ds.len()),
-                        ids: Vec::new(),
-                    };
-                    for &d in ds {
-                        let before = c.ids.len();
+        let chunks = docs
+            .par_chunks(CHUNK)
+            .map(|ds| {
+                let mut c = StreamChunk {
+                    lens: Vec::with_capacity(ds.len()),
+                    ids: Vec::new(),
+                };
+                for &d in ds {
+                    let before = c.ids.len();
+                    if tc.has_sub_words() {
+                        c.ids.extend(tc.doc_features(d));
+                    } else {
                         c.ids.extend(tc.doc_terms(d));
-                        c.lens.push((c.ids.len() - before) as u32);
                     }
-                    c
-                })
-                .collect();
-            let keys = (0..tc.terms.len() as u32).map(|t| vec![t]).collect();
-            return FeatureStreams { keys, chunks };
+                    c.lens.push((c.ids.len() - before) as u32);
+                }
+                c
+            })
+            .collect();
+        let keys = (0..tc.terms.len() as u32).map(|t| vec![t]).collect();
+        FeatureStreams { keys, chunks }
+    }
+
+    /// Each document's terms, plus their n-grams when `lo..=hi` asks for them, plus its
+    /// sub-words (single features, never inside an n-gram) when `lo` is 1.
+    fn build(tc: &TokenizedCorpus, [lo, hi]: [usize; 2]) -> FeatureStreams {
+        if lo == 1 && hi == 1 {
+            return Self::unigrams(tc);
         }
+        let docs: Vec<usize> = (0..tc.n_docs()).collect();
         // n-grams: intern per chunk, then merge in chunk order (ids independent of threads).
         let local: Vec<(Vec<[u32; 3]>, StreamChunk)> = docs
             .par_chunks(CHUNK)
@@ -815,15 +855,26 @@ impl FeatureStreams {
                     terms.clear();
                     terms.extend(tc.doc_terms(d));
                     let before = c.ids.len();
+                    let mut push = |key: [u32; 3]| {
+                        let id = *map.entry(key).or_insert_with(|| {
+                            vocab.push(key);
+                            (vocab.len() - 1) as u32
+                        });
+                        c.ids.push(id);
+                    };
                     for n in lo..=hi {
                         for w in terms.windows(n) {
                             let mut key = [u32::MAX; 3];
                             key[..n].copy_from_slice(w);
-                            let id = *map.entry(key).or_insert_with(|| {
-                                vocab.push(key);
-                                (vocab.len() - 1) as u32
-                            });
-                            c.ids.push(id);
+                            push(key);
+                        }
+                    }
+                    // Sub-words are single features: never part of an n-gram.
+                    if lo == 1 && tc.has_sub_words() {
+                        for &w in tc.doc_words(d) {
+                            for &t in tc.sub_terms_of(w) {
+                                push([t, u32::MAX, u32::MAX]);
+                            }
                         }
                     }
                     c.lens.push((c.ids.len() - before) as u32);
@@ -899,6 +950,51 @@ mod tests {
         }
         assert_eq!(counts[1], Vec::new(), "no known word");
         assert_eq!(counts[0].iter().map(|c| c.1).sum::<u32>(), 3);
+    }
+
+    #[test]
+    fn issue_39_sub_words_are_weighed_but_not_counted_as_words() {
+        use crate::tokenize::ChineseTerms;
+        let p = TokenizerParams::new()
+            .language("chinese")
+            .chinese(ChineseTerms::WordsBigrams)
+            .check()
+            .unwrap();
+        let tc =
+            TokenizedCorpus::build_texts(&["神经网络", "网络", "神经网络"], &Analyzer::new(&p));
+        let params = TfIdfParams::new()
+            .min_df(Some(DocFreq::Count(1)))
+            .max_df(DocFreq::Fraction(1.0))
+            .check()
+            .unwrap();
+        let m = params.fit(&tc).unwrap();
+        let col = |s: &str| m.features().iter().position(|f| f.surface == s).unwrap() as u32;
+        // "经网" is only ever inside a word: a feature all the same, in documents 0 and 2.
+        assert_eq!(m.features()[col("经网") as usize].df, 2);
+        assert!(m.matrix().row(0).0.contains(&col("经网")));
+        // The counts that labels are made of hold the words alone: "网络" in document 0 is a
+        // sub-word, in document 1 a word.
+        let (matrix, counts) = m.transform_counting(&tc);
+        assert_eq!(matrix.row(0), m.matrix().row(0));
+        assert_eq!(counts[0], [(col("神经网络"), 1)]);
+        assert_eq!(counts[1], [(col("网络"), 1)]);
+        // With bigrams of terms too, a sub-word is a single feature, never inside an n-gram.
+        let two =
+            TokenizedCorpus::build_texts(&["卷积神经网络", "卷积神经网络"], &Analyzer::new(&p));
+        let ngrams = TfIdfParams::new()
+            .min_df(Some(DocFreq::Count(1)))
+            .max_df(DocFreq::Fraction(1.0))
+            .ngram_range([1, 2])
+            .check()
+            .unwrap()
+            .fit(&two)
+            .unwrap();
+        let word = |t: &u32| two.terms[*t as usize].is_word();
+        assert!(ngrams.features().iter().any(|f| f.surface == "经网"));
+        assert!(ngrams.features().iter().any(|f| f.terms.len() == 2));
+        for f in ngrams.features().iter().filter(|f| f.terms.len() > 1) {
+            assert!(f.terms.iter().all(word), "{f:?}");
+        }
     }
 
     /// Hand-computed: docs "a a b", "b c", "c"; n = 3; df a=1, b=2, c=2.
