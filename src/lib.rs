@@ -3,7 +3,7 @@
 //! The stages, one module each, in the order [`pipeline`] runs them:
 //!
 //! ```text
-//! ingest -> clean -> tokenize -> vectorize -> reduce -> cluster -> describe -> layout -> evaluate
+//! ingest -> clean -> tokenize -> vectorize -> reduce (-> embed) -> cluster -> describe -> layout -> evaluate
 //!        -> render: tables (CSV, Parquet, JSON) / workbook (XLSX) / chart (PNG, SVG) / html (HTML, Markdown)
 //! ```
 //!
@@ -18,6 +18,7 @@ pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod describe;
+pub mod embed;
 pub mod evaluate;
 pub mod heap;
 pub mod html;

@@ -25,6 +25,8 @@ fn main() -> ExitCode {
     // Without the hook above, as early as `main` can.
     #[cfg(not(target_os = "linux"))]
     topicmap::heap::tune(topicmap::heap::Workload::Whole);
+    // Before any thread starts (it sets an environment variable).
+    topicmap::embed::one_candle_thread_per_batch();
     let args = topicmap::cli::Args::parse();
     let codes = args.exit_codes;
     match topicmap::cli::dispatch(args) {

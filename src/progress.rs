@@ -61,6 +61,19 @@ pub fn info(quiet: bool, message: &str) {
     }
 }
 
+/// Turns a stage's spinner into a bar counting `unit`s, with the rate and the time left (for
+/// long stages that know their length, set with `set_length`).
+pub fn count_on(bar: &indicatif::ProgressBar, name: &str, unit: &str) {
+    if bar.is_hidden() {
+        return;
+    }
+    let template =
+        format!("{name:<10} {{wide_bar}} {{pos}}/{{len}} {unit}  {{per_sec}}  {{eta}} left");
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+}
+
 /// An error and its causes on stderr, with its class and the exit code it ends the process with.
 pub fn error(message: &str, causes: &[String], class: &str, exit_code: u8) {
     match log_format() {

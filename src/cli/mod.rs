@@ -80,6 +80,8 @@ impl ErrorClass {
             if let Some(p) = cause.downcast_ref::<P>() {
                 return match p {
                     P::Output(_) | P::Present(_) | P::Export(_) => ErrorClass::Output,
+                    // A sentence model folder is named by the pipeline file (or its model).
+                    P::Embed(_) => ErrorClass::Configuration,
                     _ => ErrorClass::Data,
                 };
             }

@@ -23,6 +23,7 @@ pub struct Options {
     pub tokenize: Option<TokenizeOptions>,
     pub tfidf: Option<TfIdfOptions>,
     pub reduce: Option<ReduceOptions>,
+    pub embed: Option<EmbedOptions>,
     pub cluster: Option<ClusterOptions>,
     pub describe: Option<DescribeOptions>,
     pub map: Option<MapOptions>,
@@ -154,6 +155,24 @@ pub struct ClusterOptions {
     pub refine_iter: Option<usize>,
     /// Fit on a seeded sample of this many documents, then assign every document in chunks.
     pub fit_sample: Option<usize>,
+    /// What k-means clusters: `tfidf`, `embedding` or `both`.
+    pub features: Option<String>,
+}
+
+/// `[embed]`: the sentence model and how it runs (see [`crate::embed::EmbedParams`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct EmbedOptions {
+    /// A sentence-transformers folder, relative to the pipeline file.
+    pub model: Option<String>,
+    /// `transformer` or `static`.
+    pub method: Option<String>,
+    pub static_dims: Option<usize>,
+    pub weight: Option<f32>,
+    pub batch: Option<usize>,
+    pub max_length: Option<usize>,
+    pub cache: Option<bool>,
+    pub cache_mib: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

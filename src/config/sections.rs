@@ -4,9 +4,9 @@
 //! stage's own `check()`.
 
 use super::options::{
-    ChartsOptions, CleanOptions, ClusterOptions, DescribeOptions, InputOptions, KOption,
-    MapOptions, OutputOptions, ReduceOptions, StopWordsOption, TfIdfOptions, TokenizeOptions,
-    TrendsOptions,
+    ChartsOptions, CleanOptions, ClusterOptions, DescribeOptions, EmbedOptions, InputOptions,
+    KOption, MapOptions, OutputOptions, ReduceOptions, StopWordsOption, TfIdfOptions,
+    TokenizeOptions, TrendsOptions,
 };
 use super::settings::{
     normalize, ChartsSettings, OutputSettings, SettingsError, TopicNames, TrendsSettings,
@@ -16,6 +16,7 @@ use crate::clean::{BoilerplateParams, CleanParams, CleanValidParams};
 use crate::cluster::{self, ClusterError, ClusterParams, ClusterValidParams, KChoice};
 use crate::describe::names;
 use crate::describe::{DescribeParams, DescribeValidParams};
+use crate::embed::{EmbedMethod, EmbedParams, EmbedValidParams, FeatureSpace};
 use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUnit};
 use crate::layout::{MapMethod, MapParams, MapValidParams};
 use crate::reduce::{self, ReduceError, ReduceMethod, ReduceParams, ReduceValidParams};
@@ -301,15 +302,55 @@ pub(super) fn reduce(
         .check()?)
 }
 
+/// `[embed]` with `[cluster] features`: `model` (a folder relative to the pipeline file),
+/// `method`, `static-dims`, `weight`, `batch`, `max-length`, `cache`, `cache-mib`. The folder is opened and checked
+/// here, so a bad one fails before any input is read.
+pub(super) fn embed(
+    e: EmbedOptions,
+    features: Option<String>,
+    base: &Path,
+) -> Result<EmbedValidParams, SettingsError> {
+    let features = match features {
+        None => None,
+        Some(f) => Some(choice(
+            "cluster.features",
+            Some(f),
+            FeatureSpace::Tfidf,
+            FeatureSpace::parse,
+            "tfidf, embedding or both",
+        )?),
+    };
+    let method = choice(
+        "embed.method",
+        e.method,
+        EmbedMethod::Transformer,
+        EmbedMethod::parse,
+        "transformer or static",
+    )?;
+    Ok(EmbedParams::new()
+        .method(method)
+        .given(e.static_dims, EmbedParams::static_dims)
+        .given(e.model, |p, m| p.model(normalize(&base.join(m))))
+        .given(features, EmbedParams::features)
+        .given(e.weight, EmbedParams::weight)
+        .given(e.batch, EmbedParams::batch)
+        .given(e.max_length, EmbedParams::max_length)
+        .given(e.cache, EmbedParams::cache)
+        .given(e.cache_mib, EmbedParams::cache_mib)
+        .check()?)
+}
+
 /// `[cluster]`: k (see [`k_choice`]), `seed`, `runs`, `max-iter`, `tolerance`,
 /// `minibatch-above`, `silhouette-sample`, `refine-iter`, `fit-sample`. The refinement works on
 /// the TF-IDF vectors: without a reduction (`method = "none"`) k-means already ran on them, so
-/// there is nothing to refine.
+/// there is nothing to refine; and topics found in sentence vectors are kept as found
+/// (refining them on words would undo what the embedding saw).
 pub(super) fn cluster(
     c: ClusterOptions,
     k: KChoice,
     seed: u64,
     method: ReduceMethod,
+    features: FeatureSpace,
 ) -> Result<ClusterValidParams, SettingsError> {
     let mut params = ClusterParams::new()
         .k(k)
@@ -321,7 +362,7 @@ pub(super) fn cluster(
         .given(c.silhouette_sample, ClusterParams::silhouette_sample)
         .given(c.refine_iter, ClusterParams::refine_iter)
         .fit_sample(c.fit_sample);
-    if method == ReduceMethod::None {
+    if method == ReduceMethod::None || features.embeds() {
         params = params.refine_iter(0);
     }
     Ok(params.check()?)

@@ -15,6 +15,7 @@ use crate::clean::{BoilerplateParamsError, CleanValidParams};
 use crate::cluster::{ClusterError, ClusterValidParams};
 use crate::describe::names::{Names, NamesError};
 use crate::describe::{DescribeParamsError, DescribeValidParams};
+use crate::embed::{EmbedError, EmbedValidParams};
 use crate::ingest::{InputSpec, OnBadDocument, PeriodUnit};
 use crate::layout::{MapParamsError, MapValidParams};
 use crate::reduce::{ReduceError, ReduceValidParams};
@@ -38,6 +39,9 @@ pub struct Settings {
     pub tokenize: TokenizerValidParams,
     pub tfidf: TfIdfValidParams,
     pub reduce: ReduceValidParams,
+    /// Written only when the features use the sentence model.
+    #[serde(skip_serializing_if = "EmbedValidParams::unused")]
+    pub embed: EmbedValidParams,
     pub cluster: ClusterValidParams,
     pub describe: DescribeValidParams,
     pub map: MapValidParams,
@@ -134,6 +138,8 @@ pub enum SettingsError {
     #[error(transparent)]
     Reduce(#[from] ReduceError),
     #[error(transparent)]
+    Embed(#[from] EmbedError),
+    #[error(transparent)]
     Cluster(#[from] ClusterError),
     #[error(transparent)]
     Describe(#[from] DescribeParamsError),
@@ -166,12 +172,13 @@ impl Settings {
         let t = o.tokenize.unwrap_or_default();
         let tokenize = sections::tokenize(&t, base)?;
         let tfidf = sections::tfidf(&t, o.tfidf.unwrap_or_default())?;
-        let c = o.cluster.unwrap_or_default();
+        let mut c = o.cluster.unwrap_or_default();
+        let embed = sections::embed(o.embed.unwrap_or_default(), c.features.take(), base)?;
         let k = sections::k_choice(&c)?;
         // `cluster.seed` seeds the reduction too.
         let seed = c.seed.unwrap_or(crate::cluster::DEFAULT_SEED);
         let reduce = sections::reduce(o.reduce.unwrap_or_default(), k, seed)?;
-        let cluster = sections::cluster(c, k, seed, reduce.method())?;
+        let cluster = sections::cluster(c, k, seed, reduce.method(), embed.features)?;
         let d = o.describe.unwrap_or_default();
         let describe = sections::describe(&d)?;
         let names = sections::names(d.names, base)?;
@@ -188,6 +195,7 @@ impl Settings {
             tokenize,
             tfidf,
             reduce,
+            embed,
             cluster,
             describe,
             map,

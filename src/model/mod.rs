@@ -78,6 +78,73 @@ pub struct SavedModel {
     /// (models written before the map, or with a linear map, lack it: no map coordinates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub map: Option<crate::layout::SavedLandmarks>,
+    /// The sentence model the topics were clustered with (`[cluster] features` other than
+    /// `tfidf`): `assign` and a stream's chunks embed their documents with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<SavedEmbedding>,
+}
+
+/// The sentence model of a fit, as `assign` needs it again: the features, the folder (as the
+/// fit resolved it) and its weights' SHA-256, which must match when the folder is opened again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedEmbedding {
+    pub features: crate::embed::FeatureSpace,
+    pub method: crate::embed::EmbedMethod,
+    pub weight: f32,
+    pub model: PathBuf,
+    pub weights_sha256: String,
+    pub max_length: usize,
+    pub batch: usize,
+    /// The sentence vectors' length (the static table's, for `method = "static"`).
+    pub dims: usize,
+    /// `method = "static"`: the distilled term vectors, which place documents without the
+    /// model folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<crate::embed::StaticTable>,
+}
+
+impl SavedEmbedding {
+    /// What a fit with `params` saves (none for `tfidf` features), with its static table.
+    pub fn of(
+        params: &crate::embed::EmbedValidParams,
+        table: Option<crate::embed::StaticTable>,
+    ) -> Option<SavedEmbedding> {
+        let folder = params.folder.as_ref()?;
+        Some(SavedEmbedding {
+            dims: table.as_ref().map_or(folder.dims(), |t| t.dims),
+            features: params.features,
+            method: params.method,
+            table,
+            weight: params.weight,
+            model: folder.dir.clone(),
+            weights_sha256: folder.weights_sha256.clone(),
+            max_length: folder.max_length,
+            batch: params.batch,
+        })
+    }
+
+    /// The embed parameters to place documents as the fit did (no cache: `assign` writes no
+    /// pipeline folder), with the folder opened and its weights checked against the fit's.
+    pub fn params(&self) -> Result<crate::embed::EmbedValidParams, crate::embed::EmbedError> {
+        let params = crate::embed::EmbedParams::new()
+            .model(self.model.clone())
+            .method(self.method)
+            .features(self.features)
+            .weight(self.weight)
+            .batch(self.batch)
+            .max_length(self.max_length)
+            .cache(false)
+            .check()?;
+        let found = params.folder.as_ref().map(|f| f.weights_sha256.clone());
+        if found.as_deref() != Some(self.weights_sha256.as_str()) {
+            return Err(crate::embed::EmbedError::OtherModel {
+                dir: self.model.clone(),
+                found: found.unwrap_or_default(),
+                expected: self.weights_sha256.clone(),
+            });
+        }
+        Ok(params)
+    }
 }
 
 /// A topic as saved.
@@ -212,6 +279,7 @@ impl SavedModel {
             clean: None,
             fit_input: Some(meta.input.clone()),
             map: None,
+            embedding: None,
         }
     }
 
@@ -276,11 +344,18 @@ impl SavedModel {
         if model.reducer.n_features() != n {
             return Err(bad("the reduction does not match the vocabulary"));
         }
-        let d = model.reducer.dims();
+        let d = model.clustered_dims();
         if model.centroids.is_empty() || model.centroids.iter().any(|c| c.len() != d) {
             return Err(bad(
-                "centroids must be one row per topic, each as long as the reduction's dimensions",
+                "centroids must be one row per topic, each as long as the clustered vectors",
             ));
+        }
+        if let Some(table) = model.embedding.as_ref().and_then(|e| e.table.as_ref()) {
+            if table.n_features() != n || table.vectors.len() != n * table.dims {
+                return Err(bad(
+                    "the static embedding table does not match the vocabulary",
+                ));
+            }
         }
         if model.topics.len() != model.centroids.len() {
             return Err(bad("topics and centroids differ in number"));
@@ -308,6 +383,20 @@ impl SavedModel {
             .smooth_idf(self.smooth_idf)
             .norm(self.norm)
             .check()
+    }
+
+    /// The length of the vectors the topics were clustered in (and their centroids): the
+    /// reduction's, the sentence vectors', or both together.
+    pub fn clustered_dims(&self) -> usize {
+        use crate::embed::FeatureSpace;
+        match &self.embedding {
+            None => self.reducer.dims(),
+            Some(e) => match e.features {
+                FeatureSpace::Tfidf => self.reducer.dims(),
+                FeatureSpace::Embedding => e.dims,
+                FeatureSpace::Both => self.reducer.dims() + e.dims,
+            },
+        }
     }
 
     /// The TF-IDF model, ready to `transform`.

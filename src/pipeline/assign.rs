@@ -78,7 +78,7 @@ pub fn assign(opts: &AssignOptions) -> Result<RunOutcome, PipelineError> {
     let started = Utc::now();
     let mut progress = Progress::new(opts.quiet);
     let model_bytes = crate::model::read_bytes(&opts.model)?;
-    let placer = Placer::new(SavedModel::from_bytes(&opts.model, &model_bytes)?);
+    let placer = Placer::new(SavedModel::from_bytes(&opts.model, &model_bytes)?)?;
     let opts = &super::assign_defaults::resolve(opts, &placer.model);
     if let Some(line) = opts.from_model_line() {
         progress.note(&line);

@@ -25,6 +25,8 @@ pub enum PipelineError {
     #[error(transparent)]
     Reduce(#[from] crate::reduce::ReduceError),
     #[error(transparent)]
+    Embed(#[from] crate::embed::EmbedError),
+    #[error(transparent)]
     Cluster(#[from] crate::cluster::ClusterError),
     #[error(transparent)]
     Evaluate(#[from] crate::evaluate::metrics::MetricsError),

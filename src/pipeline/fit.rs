@@ -14,10 +14,11 @@ use crate::describe::matching::{self, DriftRow, PreviousTopics};
 use crate::describe::similarity;
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, TopicSummary};
+use crate::embed::StaticTable;
 use crate::evaluate::{self, Metrics, Scored};
 use crate::ingest::Corpus;
 use crate::layout;
-use crate::model::SavedModel;
+use crate::model::{SavedEmbedding, SavedModel};
 use crate::progress::{thousands, Progress};
 use crate::reduce::Reducer;
 use crate::render::{Analysis, Scope};
@@ -35,7 +36,8 @@ pub fn fit(
     progress: &mut Progress,
 ) -> Result<Analysis, PipelineError> {
     let mut tfidf = vectorize(settings, &mut prepared, progress)?;
-    let (reducer, vectors) = reduce(settings, &tfidf, progress)?;
+    let (reducer, lsa) = reduce(settings, &tfidf, progress)?;
+    let (vectors, embedding) = features(settings, &prepared, &tfidf, lsa, progress)?;
     let previous_k = previous.as_ref().and_then(|p| p.fitted_k);
     let (mut clustering, k_selection) = cluster(settings, &vectors, &tfidf, previous_k, progress)?;
     // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
@@ -87,6 +89,7 @@ pub fn fit(
             cleaned: Some(cleaned),
             tfidf,
             reducer,
+            embedding,
             clustering,
             k_selection,
             summary,
@@ -246,6 +249,64 @@ fn reduce(
         |_| settings.reduce.fit(tfidf.matrix()),
         |(r, _): &(Reducer, Array2<f32>)| format!("{} dims", r.dims()),
     )?)
+}
+
+/// What k-means clusters (`[cluster] features`): the LSA vectors as they are, or the
+/// documents' sentence vectors, alone or beside them; with what the model saves of the
+/// sentence model.
+fn features(
+    settings: &Settings,
+    prepared: &Prepared,
+    tfidf: &TfIdf,
+    lsa: Array2<f32>,
+    progress: &mut Progress,
+) -> Result<(Array2<f32>, Option<SavedEmbedding>), PipelineError> {
+    let params = &settings.embed;
+    if !params.features.embeds() {
+        return Ok((lsa, None));
+    }
+    let texts: Vec<&str> = prepared
+        .corpus
+        .documents
+        .iter()
+        .map(|d| d.text.as_str())
+        .collect();
+    let cache = settings.output.dir.join("cache");
+    let (sentences, _, table) = progress.stage(
+        "embed",
+        |bar| {
+            crate::progress::count_on(bar, "embed", "texts");
+            crate::embed::document_vectors(
+                params,
+                &texts,
+                tfidf,
+                Some(&cache),
+                crate::progress::warn,
+                bar,
+            )
+        },
+        embed_detail,
+    )?;
+    let vectors =
+        crate::embed::combine(params.features, params.weight, lsa, Some(sentences.view()));
+    Ok((vectors, SavedEmbedding::of(params, table)))
+}
+
+/// The embed stage's line: how many documents ran through the model, how many came from the
+/// cache, and the rate.
+fn embed_detail(
+    (v, done, table): &(Array2<f32>, crate::embed::Embedded, Option<StaticTable>),
+) -> String {
+    let what = if table.is_some() { "terms" } else { "texts" };
+    let mut s = format!(
+        "{} dims, {} {what} embedded",
+        v.ncols(),
+        thousands(done.encoded)
+    );
+    if done.cached > 0 {
+        s.push_str(&format!(", {} from the cache", thousands(done.cached)));
+    }
+    s
 }
 
 /// k-means on the reduced vectors (k chosen when automatic), refined on the TF-IDF rows.

@@ -28,18 +28,27 @@ pub struct Placer {
     term_centroids: Option<Array2<f32>>,
     floors: Vec<f64>,
     landmarks: Option<crate::layout::Landmarks>,
+    /// The fit's sentence model, when it clustered the transformer's sentence vectors.
+    embed: Option<crate::embed::EmbedValidParams>,
 }
 
 impl Placer {
-    pub fn new(model: SavedModel) -> Placer {
-        Placer {
+    /// Fails only when the model needs its sentence model's folder (`method = "transformer"`)
+    /// and the folder is gone or changed.
+    pub fn new(model: SavedModel) -> Result<Placer, crate::embed::EmbedError> {
+        let embed = match &model.embedding {
+            Some(e) if e.table.is_none() => Some(e.params()?),
+            _ => None,
+        };
+        Ok(Placer {
+            embed,
             tfidf: model.tfidf(),
             centroids: model.centroid_matrix(),
             term_centroids: model.term_centroid_matrix(),
             floors: model.outlier_floors(),
             landmarks: model.map.as_ref().map(|m| m.load()),
             model,
-        }
+        })
     }
 
     /// The model's topics (ids and labels) with a batch's `sizes` and `outliers` (by topic
@@ -156,7 +165,27 @@ pub fn place(
         let rows: Vec<usize> = (0..matrix.n_rows()).filter(|&i| keep[i]).collect();
         matrix.select_rows(&rows)
     };
-    let vectors = placer.model.reducer.transform(&matrix)?;
+    let lsa = placer.model.reducer.transform(&matrix)?;
+    let vectors = match (&placer.model.embedding, &placer.embed) {
+        (Some(e), _) if e.table.is_some() => {
+            let table = e.table.as_ref().expect("matched");
+            let sentences = table.transform(&matrix);
+            crate::embed::combine(e.features, e.weight, lsa, Some(sentences.view()))
+        }
+        (_, Some(params)) => {
+            let texts: Vec<&str> = prepared
+                .corpus
+                .documents
+                .iter()
+                .map(|d| d.text.as_str())
+                .collect();
+            let bar = indicatif::ProgressBar::hidden();
+            let (sentences, _) =
+                crate::embed::sentence_vectors(params, &texts, None, crate::progress::warn, &bar)?;
+            crate::embed::combine(params.features, params.weight, lsa, Some(sentences.view()))
+        }
+        _ => lsa,
+    };
     let clustering = match &placer.term_centroids {
         Some(terms) => Clustering::assign_terms(
             placer.centroids.view(),

@@ -90,6 +90,9 @@ struct Fitted<'a> {
     counts: Counts,
     tfidf: TfIdfInfo,
     reduction: String,
+    /// What k-means clustered, when not the reduced TF-IDF vectors alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clustered_on: Option<String>,
     /// k-means restarts applied (the `runs` default depends on the corpus size).
     kmeans_restarts: usize,
     k_selection: Option<&'a KSelection>,
@@ -156,6 +159,7 @@ pub fn write_run(
             max_df_applied: max_df,
         },
         reduction: format!("{} to {} dims", a.reducer.method(), a.reducer.dims()),
+        clustered_on: a.clustered_on(),
         kmeans_restarts: settings.cluster.runs_for(n),
         built_from: match &a.scope {
             crate::render::Scope::Documents => None,

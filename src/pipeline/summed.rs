@@ -79,6 +79,7 @@ pub fn analysis(
         cleaned: None,
         tfidf,
         reducer,
+        embedding: None,
         clustering,
         k_selection: None,
         summary,

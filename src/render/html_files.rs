@@ -196,6 +196,11 @@ fn settings_rows(settings: &Settings, a: &Analysis) -> Vec<(String, String)> {
             format!("{}, {} dims", a.reducer.method(), a.reducer.dims()),
         ),
         ("features".into(), thousands(a.tfidf.features().len())),
+    ];
+    if let Some(on) = a.clustered_on() {
+        rows.push(("clustered on".into(), on));
+    }
+    rows.extend([
         (
             "min-df / max-df applied".into(),
             format!("{} / {}", a.tfidf.df_bounds().0, a.tfidf.df_bounds().1),
@@ -205,7 +210,7 @@ fn settings_rows(settings: &Settings, a: &Analysis) -> Vec<(String, String)> {
             settings.cluster.runs_for(a.summary.documents).to_string(),
         ),
         ("period".into(), settings.trends.period.to_string()),
-    ];
+    ]);
     rows.extend(language_rows(&settings.tokenize));
     rows
 }

@@ -224,6 +224,9 @@ pub struct Analysis {
     /// The vocabulary and IDF (the matrix itself is released after clustering).
     pub tfidf: TfIdf,
     pub reducer: Reducer,
+    /// The sentence model the topics were clustered with, and its static table (none for
+    /// `tfidf` features; a report from sums keeps its model's).
+    pub embedding: Option<crate::model::SavedEmbedding>,
     pub clustering: Clustering,
     pub k_selection: Option<KSelection>,
     pub summary: TopicSummary,
@@ -248,6 +251,26 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// What k-means clustered, in words, when the sentence model took part (none for the
+    /// reduced TF-IDF vectors alone).
+    pub fn clustered_on(&self) -> Option<String> {
+        use crate::embed::{EmbedMethod, FeatureSpace};
+        let e = self.embedding.as_ref()?;
+        let how = match e.method {
+            EmbedMethod::Transformer => "the transformer",
+            EmbedMethod::Static => "distilled term vectors",
+        };
+        let sentences = format!("sentence vectors ({} dims, by {how})", e.dims);
+        Some(match e.features {
+            FeatureSpace::Tfidf => return None,
+            FeatureSpace::Embedding => sentences,
+            FeatureSpace::Both => format!(
+                "the reduced TF-IDF vectors and {sentences}, the sentence vectors weighing {}",
+                e.weight
+            ),
+        })
+    }
+
     /// Whether every document is here (see [`Scope`]).
     pub fn per_document(&self) -> bool {
         matches!(self.scope, Scope::Documents)
@@ -298,6 +321,9 @@ fn about(
             Text(format!("{}, {} dims", a.reducer.method(), a.reducer.dims())),
         ),
     ];
+    if let Some(on) = a.clustered_on() {
+        rows.push(("clustered on".into(), Text(on)));
+    }
     // Every setting, keyed as the pipeline file writes it (`cluster.max-iter`).
     if let serde_json::Value::Object(sections) = serde_json::to_value(settings).unwrap_or_default()
     {

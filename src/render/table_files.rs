@@ -152,6 +152,7 @@ pub fn saved_model(meta: ModelMeta<'_>, a: &Analysis) -> SavedModel {
         .collect();
     let mut model = SavedModel::new(meta, &a.tfidf, &a.reducer, clustering, topics, a.next_id);
     model.clean = Some(a.cleaner.clone());
+    model.embedding = a.embedding.clone();
     model.map = a
         .map
         .landmarks

@@ -67,7 +67,7 @@ pub fn run(
         tokenizer: &settings.tokenize,
     };
     let model = crate::render::table_files::saved_model(meta, &fit);
-    let placer = Placer::new(model.clone());
+    let placer = Placer::new(model.clone())?;
     // The rest of the fit (the sample's documents, vectors, map) goes before the second pass.
     let kept = FromFit::keep(fit);
 

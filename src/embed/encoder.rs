@@ -1,0 +1,173 @@
+//! The sentence encoder: a checked model folder's BERT (candle) and tokenizer, texts in, one
+//! pooled (and, when the folder says so, L2-normalised) vector per text out.
+//!
+//! Why batches of equal length: texts are tokenized once, then sorted by their number of tokens
+//! and run in batches whose texts all have the same length. Nothing is padded, so no time goes
+//! into padding tokens (short lists of titles vary a lot in length) and no attention mask is
+//! needed; and a text's vector does not depend on which other texts share its batch, so a
+//! document embedded in a fit, in `assign` or in a streaming chunk gets the same vector. The
+//! order of the batches is fixed by the texts, and each batch's arithmetic by its shape, so
+//! reruns are byte-identical for a given thread count.
+
+use super::folder::{ModelFolder, Pooling};
+use super::EmbedError;
+use candle_core::{DType, Device, IndexOp, Tensor, D};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::BertModel;
+use ndarray::Array2;
+
+/// A loaded sentence model.
+pub struct SentenceEncoder {
+    model: BertModel,
+    tokenizer: tokenizers::Tokenizer,
+    pooling: Pooling,
+    normalize: bool,
+    dims: usize,
+}
+
+impl std::fmt::Debug for SentenceEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SentenceEncoder")
+            .field("pooling", &self.pooling)
+            .field("normalize", &self.normalize)
+            .field("dims", &self.dims)
+            .finish()
+    }
+}
+
+impl SentenceEncoder {
+    /// Loads the folder's weights (on the CPU, in `f32`) and tokenizer.
+    pub fn load(folder: &ModelFolder) -> Result<SentenceEncoder, EmbedError> {
+        let path = folder.dir.join("model.safetensors");
+        let bad = |e: candle_core::Error| EmbedError::Weights {
+            path: path.clone(),
+            why: e.to_string(),
+        };
+        let bytes = std::fs::read(&path).map_err(|source| EmbedError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let vb =
+            VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu).map_err(bad)?;
+        let model = BertModel::load(vb, &folder.config).map_err(bad)?;
+        Ok(SentenceEncoder {
+            model,
+            tokenizer: folder.tokenizer()?,
+            pooling: folder.pooling,
+            normalize: folder.normalize,
+            dims: folder.dims(),
+        })
+    }
+
+    /// The sentence vector's length.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// Each text's token ids, `[CLS]` and `[SEP]` included, cut at the folder's longest input.
+    pub fn token_ids(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, EmbedError> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| EmbedError::Encode(e.to_string()))?;
+        Ok(encodings
+            .into_iter()
+            .map(|e| e.get_ids().to_vec())
+            .collect())
+    }
+
+    /// One vector per text (row `i` is `texts[i]`'s), in batches of at most `batch` texts of
+    /// equal length, as many batches at once as there are cores; `done(n)` is called after
+    /// each batch with the number of texts it held.
+    pub fn encode(
+        &self,
+        texts: &[&str],
+        batch: usize,
+        done: impl Fn(usize) + Sync,
+    ) -> Result<Array2<f32>, EmbedError> {
+        use rayon::prelude::*;
+        let ids = self.token_ids(texts)?;
+        let batches = batches(&ids, batch);
+        let pooled: Vec<Vec<f32>> = batches
+            .par_iter()
+            .map(|rows| {
+                let tokens: Vec<&[u32]> = rows.iter().map(|&i| ids[i].as_slice()).collect();
+                let v = self.forward(&tokens);
+                done(rows.len());
+                v
+            })
+            .collect::<candle_core::Result<_>>()
+            .map_err(|e| EmbedError::Encode(e.to_string()))?;
+        let mut out = Array2::<f32>::zeros((texts.len(), self.dims));
+        for (rows, vectors) in batches.iter().zip(&pooled) {
+            for (&i, v) in rows.iter().zip(vectors.chunks_exact(self.dims)) {
+                let mut row = out.row_mut(i);
+                row.assign(&ndarray::ArrayView1::from(v));
+                if self.normalize {
+                    let norm = row.dot(&row).sqrt();
+                    if norm > 0.0 {
+                        row /= norm;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The pooled vectors of equal-length token rows, row after row.
+    fn forward(&self, rows: &[&[u32]]) -> candle_core::Result<Vec<f32>> {
+        let (b, len) = (rows.len(), rows[0].len());
+        let ids = Tensor::from_vec(rows.concat(), (b, len), &Device::Cpu)?;
+        let types = ids.zeros_like()?;
+        let hidden = self.model.forward(&ids, &types, None)?;
+        let mut parts = Vec::with_capacity(4);
+        if self.pooling.cls {
+            parts.push(hidden.i((.., 0, ..))?);
+        }
+        if self.pooling.max {
+            parts.push(hidden.max(1)?);
+        }
+        if self.pooling.mean {
+            parts.push(hidden.mean(1)?);
+        }
+        if self.pooling.mean_sqrt_len {
+            parts.push((hidden.sum(1)? / (len as f64).sqrt())?);
+        }
+        Tensor::cat(&parts, D::Minus1)?
+            .flatten_all()?
+            .to_vec1::<f32>()
+    }
+}
+
+/// Text indices in batches: sorted by length (then index), split where the length changes and
+/// every `size` texts. Texts without a token (none: `[CLS]` and `[SEP]` are always added) would
+/// form no batch.
+pub fn batches(ids: &[Vec<u32>], size: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..ids.len()).filter(|&i| !ids[i].is_empty()).collect();
+    order.sort_by_key(|&i| (ids[i].len(), i));
+    order
+        .chunk_by(|&a, &b| ids[a].len() == ids[b].len())
+        .flat_map(|same| same.chunks(size.max(1)).map(<[usize]>::to_vec))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_hold_texts_of_one_length_in_a_fixed_order() {
+        let ids = vec![
+            vec![1, 2, 3],
+            vec![1, 2],
+            vec![4, 5, 6],
+            vec![7, 8],
+            vec![9, 9, 9],
+        ];
+        let b = batches(&ids, 2);
+        assert_eq!(b, vec![vec![1, 3], vec![0, 2], vec![4]]);
+        for batch in &b {
+            assert!(batch.iter().all(|&i| ids[i].len() == ids[batch[0]].len()));
+        }
+    }
+}

@@ -1,0 +1,466 @@
+//! Embed: sentence vectors of the documents from a sentence-transformers model (BERT, run by
+//! candle), as the features k-means clusters instead of, or beside, the LSA vectors.
+//!
+//! Why: on short texts (titles, snippets) TF-IDF shares few words between documents of one
+//! topic, and a sentence model's vectors carry the meaning the words miss (BERTopic's premise).
+//! The topics are still described by their words (c-TF-IDF labels, phrases, trends, the map
+//! and the reports do not change); only what k-means sees does.
+//!
+//! * [`folder`]: the model folder, checked before anything runs;
+//! * [`encoder`]: the transformer forward pass, in batches of equal-length texts;
+//! * [`cache`]: vectors of documents already embedded, by text and model, so scheduled
+//!   reruns do not embed them again;
+//! * [`distill`]: `method = "static"`, one vector per TF-IDF feature from the same model, and
+//!   documents embedded at TF-IDF speed (what `assign`, streams and Spark then use).
+//!
+//! `[cluster] features` chooses the space ([`FeatureSpace`]): `tfidf` (the LSA vectors, the
+//! default without a model), `embedding` (the sentence vectors), or `both` (each part
+//! unit-length and weighted so that the concatenation's cosine is
+//! `(1 - w) cos_lsa + w cos_embedding`, `w` = `[embed] weight`).
+
+pub mod cache;
+pub mod distill;
+pub mod encoder;
+pub mod folder;
+
+pub use distill::StaticTable;
+pub use encoder::SentenceEncoder;
+pub use folder::{ModelFolder, Pooling};
+
+use ndarray::{s, Array2, ArrayView2};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// What k-means clusters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FeatureSpace {
+    /// The reduced TF-IDF vectors (LSA by default).
+    Tfidf,
+    /// The sentence vectors.
+    Embedding,
+    /// Both, concatenated; `weight` is the embedding's share of the cosine.
+    Both,
+}
+
+impl FeatureSpace {
+    pub fn parse(s: &str) -> Option<FeatureSpace> {
+        match s {
+            "tfidf" => Some(FeatureSpace::Tfidf),
+            "embedding" => Some(FeatureSpace::Embedding),
+            "both" => Some(FeatureSpace::Both),
+            _ => None,
+        }
+    }
+
+    /// Whether the sentence model runs.
+    pub fn embeds(self) -> bool {
+        self != FeatureSpace::Tfidf
+    }
+}
+
+/// Makes candle run each operation on the calling thread (`CANDLE_NUM_THREADS=1`, unless the
+/// environment sets it), so that the encoder's batches, run side by side on the rayon pool,
+/// do not queue for candle's own pool (which takes one call at a time): measured 252 against
+/// 158 short texts/s on 2 cores. Call it before any thread starts: it sets an environment
+/// variable.
+pub fn one_candle_thread_per_batch() {
+    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+        std::env::set_var("CANDLE_NUM_THREADS", "1");
+    }
+}
+
+/// How documents are embedded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmbedMethod {
+    /// Every document through the transformer.
+    Transformer,
+    /// The TF-IDF-weighted mean of distilled term vectors ([`distill`]).
+    Static,
+}
+
+impl EmbedMethod {
+    pub fn parse(s: &str) -> Option<EmbedMethod> {
+        match s {
+            "transformer" => Some(EmbedMethod::Transformer),
+            "static" => Some(EmbedMethod::Static),
+            _ => None,
+        }
+    }
+}
+
+/// Default texts per forward pass.
+pub const DEFAULT_BATCH: usize = 32;
+/// Default embedding share of `both`.
+pub const DEFAULT_WEIGHT: f32 = 0.5;
+/// Default cap of the vector cache, in MiB.
+pub const DEFAULT_CACHE_MIB: usize = 512;
+
+/// `[embed]`'s parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbedParams {
+    model: Option<PathBuf>,
+    features: Option<FeatureSpace>,
+    method: EmbedMethod,
+    static_dims: usize,
+    weight: f32,
+    batch: usize,
+    max_length: Option<usize>,
+    cache: bool,
+    cache_mib: usize,
+}
+
+impl Default for EmbedParams {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EmbedParams {
+    /// No model; features `tfidf` (with a model, `embedding`); method `transformer` (`static`
+    /// keeps 128 dimensions); weight 0.5; batches of 32 texts; the model's own longest input; a
+    /// cache of at most 512 MiB.
+    pub fn new() -> Self {
+        EmbedParams {
+            model: None,
+            features: None,
+            method: EmbedMethod::Transformer,
+            static_dims: distill::DEFAULT_DIMS,
+            weight: DEFAULT_WEIGHT,
+            batch: DEFAULT_BATCH,
+            max_length: None,
+            cache: true,
+            cache_mib: DEFAULT_CACHE_MIB,
+        }
+    }
+
+    /// The sentence-transformers folder.
+    pub fn model(mut self, dir: PathBuf) -> Self {
+        self.model = Some(dir);
+        self
+    }
+
+    pub fn features(mut self, features: FeatureSpace) -> Self {
+        self.features = Some(features);
+        self
+    }
+
+    pub fn method(mut self, method: EmbedMethod) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// Dimensions the static table keeps.
+    pub fn static_dims(mut self, dims: usize) -> Self {
+        self.static_dims = dims;
+        self
+    }
+
+    /// The embedding's share of the cosine with `features = "both"`, in `[0, 1]`.
+    pub fn weight(mut self, weight: f32) -> Self {
+        self.weight = weight;
+        self
+    }
+
+    pub fn batch(mut self, batch: usize) -> Self {
+        self.batch = batch;
+        self
+    }
+
+    /// Tokens per text (at most the model's own limit).
+    pub fn max_length(mut self, max_length: usize) -> Self {
+        self.max_length = Some(max_length);
+        self
+    }
+
+    pub fn cache(mut self, cache: bool) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    pub fn cache_mib(mut self, mib: usize) -> Self {
+        self.cache_mib = mib;
+        self
+    }
+
+    /// Checks the rules and opens the model folder (so a bad folder fails before any input
+    /// is read).
+    pub fn check(self) -> Result<EmbedValidParams, EmbedError> {
+        let features = self.features.unwrap_or(if self.model.is_some() {
+            FeatureSpace::Embedding
+        } else {
+            FeatureSpace::Tfidf
+        });
+        if features.embeds() && self.model.is_none() {
+            return Err(EmbedError::NoModel);
+        }
+        if !(0.0..=1.0).contains(&self.weight) {
+            return Err(EmbedError::Weight(self.weight));
+        }
+        if self.batch == 0 {
+            return Err(EmbedError::ZeroBatch);
+        }
+        if self.static_dims == 0 {
+            return Err(EmbedError::ZeroStaticDims);
+        }
+        if self.max_length.is_some_and(|m| m < 3) {
+            return Err(EmbedError::MaxLength(self.max_length.unwrap_or(0)));
+        }
+        let folder = match (&self.model, features.embeds()) {
+            (Some(dir), true) => {
+                let mut f = ModelFolder::open(dir)?;
+                if let Some(m) = self.max_length {
+                    f.max_length = f.max_length.min(m);
+                }
+                Some(f)
+            }
+            _ => None,
+        };
+        Ok(EmbedValidParams {
+            features,
+            method: self.method,
+            static_dims: self.static_dims,
+            model_sha256: folder.as_ref().map(|f| f.weights_sha256.clone()),
+            folder,
+            weight: self.weight,
+            batch: self.batch,
+            cache: self.cache,
+            cache_mib: self.cache_mib,
+        })
+    }
+}
+
+/// Checked `[embed]` parameters, with the opened model folder when the features need it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbedValidParams {
+    pub features: FeatureSpace,
+    pub method: EmbedMethod,
+    pub static_dims: usize,
+    #[serde(skip)]
+    pub folder: Option<ModelFolder>,
+    /// The SHA-256 of the model's weights (run.json names the model by it, not by a path of
+    /// the machine that ran it).
+    pub model_sha256: Option<String>,
+    pub weight: f32,
+    pub batch: usize,
+    pub cache: bool,
+    pub cache_mib: usize,
+}
+
+impl EmbedValidParams {
+    /// Whether the features leave the sentence model out (`tfidf`).
+    pub fn unused(&self) -> bool {
+        !self.features.embeds()
+    }
+}
+
+impl Default for EmbedValidParams {
+    fn default() -> Self {
+        EmbedParams::new().check().expect("the defaults are valid")
+    }
+}
+
+/// What the embed stage can fail on. Every message names the file at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error("cluster.features needs a sentence model: set [embed] model to its folder")]
+    NoModel,
+    #[error("embed.weight = {0} must be within 0..=1 (the embedding's share of the cosine)")]
+    Weight(f32),
+    #[error("embed.batch cannot be 0")]
+    ZeroBatch,
+    #[error("embed.static-dims cannot be 0")]
+    ZeroStaticDims,
+    #[error("embed.max-length = {0} must be at least 3 ([CLS], one token, [SEP])")]
+    MaxLength(usize),
+    #[error("no model folder at {dir} (embed.model)")]
+    NoFolder { dir: PathBuf },
+    #[error("the model folder lacks {path}")]
+    Missing { path: PathBuf },
+    #[error("cannot read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not valid JSON for this file: {why}")]
+    Json { path: PathBuf, why: String },
+    #[error("{path}: the model is {found:?}; embed.model takes BERT sentence models only")]
+    NotBert { path: PathBuf, found: String },
+    #[error("{path}: {why}")]
+    Pooling { path: PathBuf, why: String },
+    #[error("{path} cannot be loaded: {why}")]
+    Weights { path: PathBuf, why: String },
+    #[error("{path} does not fit the model: {why}")]
+    Tokenizer { path: PathBuf, why: String },
+    #[error("embedding failed: {0}")]
+    Encode(String),
+    #[error("the model folder {dir} is not the one the model was fitted with (model.safetensors has SHA-256 {found}, the fit's had {expected})")]
+    OtherModel {
+        dir: PathBuf,
+        found: String,
+        expected: String,
+    },
+}
+
+/// How the sentence vectors of a run were had.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Embedded {
+    /// Texts run through the transformer.
+    pub encoded: usize,
+    /// Texts whose vectors came from the cache.
+    pub cached: usize,
+}
+
+/// The sentence vectors of `texts` (row `i` is `texts[i]`'s): from the cache in `cache_dir`
+/// where it has them (when the parameters keep a cache), the others from the transformer, in
+/// batches; `bar` counts texts. The model is loaded only when some text is not cached. A cache
+/// that cannot be trusted is reported to `warn` and rebuilt.
+pub fn sentence_vectors(
+    params: &EmbedValidParams,
+    texts: &[&str],
+    cache_dir: Option<&std::path::Path>,
+    warn: impl Fn(&str),
+    bar: &indicatif::ProgressBar,
+) -> Result<(Array2<f32>, Embedded), EmbedError> {
+    let folder = params.folder.as_ref().ok_or(EmbedError::NoModel)?;
+    let dims = folder.dims();
+    let cache = cache_dir.filter(|_| params.cache).map(|dir| {
+        let (c, why) = cache::VectorCache::open(dir, &folder.weights_sha256, dims);
+        if let Some(why) = why {
+            warn(&why);
+        }
+        c
+    });
+    let keys: Vec<u128> = texts.iter().map(|t| cache::key(t)).collect();
+    let mut out = Array2::<f32>::zeros((texts.len(), dims));
+    let mut missing = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        match cache.as_ref().and_then(|c| c.get(*k)) {
+            Some(v) => out.row_mut(i).assign(&ndarray::ArrayView1::from(v)),
+            None => missing.push(i),
+        }
+    }
+    let done = Embedded {
+        encoded: missing.len(),
+        cached: texts.len() - missing.len(),
+    };
+    if !missing.is_empty() {
+        let encoder = SentenceEncoder::load(folder)?;
+        bar.set_length(missing.len() as u64);
+        let todo: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+        let vectors = encoder.encode(&todo, params.batch, |n| bar.inc(n as u64))?;
+        for (row, &i) in vectors.rows().into_iter().zip(&missing) {
+            out.row_mut(i).assign(&row);
+        }
+    }
+    if let Some(c) = cache.filter(|_| done.encoded > 0) {
+        if let Err(e) = c.save(&keys, out.view(), params.cache_mib << 20) {
+            warn(&format!("the embedding cache was not written: {e}"));
+        }
+    }
+    Ok((out, done))
+}
+
+/// The documents' vectors by the parameters' method: the transformer's sentence vectors of
+/// `texts`, or (`static`) the table distilled from the surface forms of `tfidf`'s features
+/// applied to its rows, with the table. Term vectors are cached as texts are.
+pub fn document_vectors(
+    params: &EmbedValidParams,
+    texts: &[&str],
+    tfidf: &crate::vectorize::TfIdf,
+    cache_dir: Option<&std::path::Path>,
+    warn: impl Fn(&str),
+    bar: &indicatif::ProgressBar,
+) -> Result<(Array2<f32>, Embedded, Option<StaticTable>), EmbedError> {
+    match params.method {
+        EmbedMethod::Transformer => {
+            let (v, done) = sentence_vectors(params, texts, cache_dir, warn, bar)?;
+            Ok((v, done, None))
+        }
+        EmbedMethod::Static => {
+            let surfaces: Vec<&str> = tfidf
+                .features()
+                .iter()
+                .map(|f| f.surface.as_str())
+                .collect();
+            let (terms, done) = sentence_vectors(params, &surfaces, cache_dir, warn, bar)?;
+            let table = StaticTable::from_term_vectors(terms.view(), params.static_dims)?;
+            Ok((table.transform(tfidf.matrix()), done, Some(table)))
+        }
+    }
+}
+
+/// The vectors k-means clusters, from the LSA vectors and (for `embedding` and `both`) the
+/// sentence vectors of the same documents, row for row.
+pub fn combine(
+    space: FeatureSpace,
+    weight: f32,
+    lsa: Array2<f32>,
+    sentences: Option<ArrayView2<f32>>,
+) -> Array2<f32> {
+    match (space, sentences) {
+        (FeatureSpace::Tfidf, _) | (_, None) => lsa,
+        (FeatureSpace::Embedding, Some(e)) => e.to_owned(),
+        (FeatureSpace::Both, Some(e)) => {
+            let (n, a) = lsa.dim();
+            let mut out = Array2::<f32>::zeros((n, a + e.ncols()));
+            out.slice_mut(s![.., ..a]).assign(&lsa);
+            out.slice_mut(s![.., a..]).assign(&e);
+            for mut row in out.rows_mut() {
+                scale_unit(row.slice_mut(s![..a]), (1.0 - weight).sqrt());
+                scale_unit(row.slice_mut(s![a..]), weight.sqrt());
+            }
+            out
+        }
+    }
+}
+
+/// Scales `v` to length `to` (a zero vector stays zero).
+fn scale_unit(mut v: ndarray::ArrayViewMut1<f32>, to: f32) {
+    let norm = v.dot(&v).sqrt();
+    if norm > 0.0 {
+        v *= to / norm;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn both_weighs_each_part_into_the_cosine() {
+        let lsa = array![[3.0f32, 4.0], [1.0, 0.0]];
+        let emb = array![[0.0f32, 2.0, 0.0], [1.0, 0.0, 0.0]];
+        let v = combine(FeatureSpace::Both, 0.25, lsa, Some(emb.view()));
+        // Each row is unit length; the LSA part holds 0.75 of it and the embedding 0.25.
+        for row in v.rows() {
+            approx::assert_abs_diff_eq!(row.dot(&row), 1.0, epsilon = 1e-6);
+            let e = row.slice(s![2..]);
+            approx::assert_abs_diff_eq!(e.dot(&e), 0.25, epsilon = 1e-6);
+        }
+        approx::assert_abs_diff_eq!(v[[0, 0]], 0.6 * 0.75f32.sqrt(), epsilon = 1e-6);
+    }
+
+    #[test]
+    fn features_need_a_model_and_default_to_embedding_with_one() {
+        let err = EmbedParams::new()
+            .features(FeatureSpace::Both)
+            .check()
+            .unwrap_err();
+        assert!(matches!(err, EmbedError::NoModel));
+        assert_eq!(
+            EmbedParams::new().check().unwrap().features,
+            FeatureSpace::Tfidf
+        );
+        let err = EmbedParams::new()
+            .model("/nonexistent/model".into())
+            .check()
+            .unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/model"), "{err}");
+        let err = EmbedParams::new().weight(1.5).check().unwrap_err();
+        assert!(matches!(err, EmbedError::Weight(_)));
+    }
+}

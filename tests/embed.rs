@@ -1,0 +1,282 @@
+//! Sentence embeddings (`[embed]`, `[cluster] features`): the forward pass against the
+//! published sentence-transformers example, runs that cluster sentence vectors, `assign` with
+//! their model, the vector cache, and bad model folders.
+//!
+//! These need the all-MiniLM-L6-v2 folder that `python3 scripts/fetch_model.py` puts in
+//! `models/all-MiniLM-L6-v2` (or `TOPICMAP_TEST_MODEL`). Without it a test says NOT RUN; in CI
+//! (`.ci/run` fetches it) it fails.
+
+mod common;
+use common::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+use topicmap::embed::{ModelFolder, SentenceEncoder};
+
+/// The model folder, or `None` (with a NOT RUN line) outside CI when it was not fetched.
+fn model_dir(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("TOPICMAP_TEST_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("models/all-MiniLM-L6-v2"));
+    if dir.join("model.safetensors").is_file() {
+        return Some(dir);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "{test}: no model at {}: .ci/run should have run scripts/fetch_model.py",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "NOT RUN: {test}: no model at {} (python3 scripts/fetch_model.py fetches it; CI does)",
+        dir.display()
+    );
+    None
+}
+
+fn cosine(a: ndarray::ArrayView1<f32>, b: ndarray::ArrayView1<f32>) -> f32 {
+    a.dot(&b) / (a.dot(&a).sqrt() * b.dot(&b).sqrt())
+}
+
+#[test]
+fn issue_37_the_forward_pass_matches_sentence_transformers() {
+    let Some(dir) = model_dir("issue_37_the_forward_pass_matches_sentence_transformers") else {
+        return;
+    };
+    let folder = ModelFolder::open(&dir).unwrap();
+    assert_eq!(
+        (folder.dims(), folder.max_length, folder.normalize),
+        (384, 256, true)
+    );
+    let encoder = SentenceEncoder::load(&folder).unwrap();
+    // The example of sentence-transformers' README and all-MiniLM-L6-v2's model card.
+    let texts = [
+        "The weather is lovely today.",
+        "It's so sunny outside!",
+        "He drove to the stadium.",
+    ];
+    let v = encoder.encode(&texts, 32, |_| {}).unwrap();
+    let sim = |i: usize, j: usize| cosine(v.row(i), v.row(j));
+    approx::assert_abs_diff_eq!(sim(0, 1), 0.6660, epsilon = 1e-3);
+    approx::assert_abs_diff_eq!(sim(0, 2), 0.1046, epsilon = 1e-3);
+    approx::assert_abs_diff_eq!(sim(1, 2), 0.1411, epsilon = 1e-3);
+    for row in v.rows() {
+        approx::assert_abs_diff_eq!(row.dot(&row), 1.0, epsilon = 1e-5);
+    }
+}
+
+#[test]
+fn issue_37_a_texts_vector_does_not_depend_on_its_batch() {
+    let Some(dir) = model_dir("issue_37_a_texts_vector_does_not_depend_on_its_batch") else {
+        return;
+    };
+    let encoder = SentenceEncoder::load(&ModelFolder::open(&dir).unwrap()).unwrap();
+    let texts = [
+        "Graph neural networks pass messages.",
+        "Diffusion models generate images.",
+        "Transformers attend to every token.",
+        "Graph neural networks pass messages.",
+        "Reinforcement learning from human feedback.",
+    ];
+    let all = encoder.encode(&texts, 32, |_| {}).unwrap();
+    let one_by_one = encoder.encode(&texts, 1, |_| {}).unwrap();
+    let alone = encoder.encode(&texts[2..3], 32, |_| {}).unwrap();
+    assert_eq!(all, one_by_one, "bit for bit, whatever the batch");
+    assert_eq!(all.row(2), alone.row(0));
+    assert_eq!(all.row(0), all.row(3));
+}
+
+/// A fixture pipeline clustering on sentence vectors, its output (and cache) in `dir/root`.
+fn embedding_pipeline(dir: &Path, model: &Path, features: &str) -> PathBuf {
+    csv_pipeline(
+        dir,
+        &format!(
+            "features = {features:?}\n[embed]\nmodel = {:?}\n[output]\ndir = {:?}\n",
+            model.display().to_string(),
+            dir.join("root").display().to_string()
+        ),
+    )
+}
+
+#[test]
+fn issue_37_a_run_on_sentence_vectors_reruns_from_its_cache_and_assign_agrees() {
+    let Some(model) =
+        model_dir("issue_37_a_run_on_sentence_vectors_reruns_from_its_cache_and_assign_agrees")
+    else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let p = embedding_pipeline(tmp.path(), &model, "embedding");
+    let first = tmp.path().join("first");
+    let o = bin()
+        .args(["run", p.to_str().unwrap(), "--out", first.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("18 texts embedded"), "{}", stderr(&o));
+    let saved: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(first.join("model.json")).unwrap()).unwrap();
+    assert_eq!(saved["embedding"]["features"], "embedding");
+    assert_eq!(
+        saved["embedding"]["weights_sha256"],
+        "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+    );
+    assert!(
+        saved.get("term_centroids").is_none(),
+        "embedding topics are not refined"
+    );
+
+    // The rerun takes every vector from the cache and writes the same report.
+    let second = tmp.path().join("second");
+    let o = bin()
+        .args([
+            "run",
+            p.to_str().unwrap(),
+            "--out",
+            second.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("0 texts embedded, 18 from the cache"),
+        "{}",
+        stderr(&o)
+    );
+    same_reports(&first, &second);
+
+    // A damaged cache is ignored with a warning, and the run is the same.
+    let cache = tmp.path().join("root/cache");
+    let file = fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut bytes = fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    fs::write(&file, &bytes).unwrap();
+    let third = tmp.path().join("third");
+    let o = bin()
+        .args(["run", p.to_str().unwrap(), "--out", third.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("checksum"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("18 texts embedded"), "{}", stderr(&o));
+    same_reports(&first, &third);
+
+    // assign embeds the training documents again and puts each in its fitted topic.
+    let again = tmp.path().join("again");
+    let input = fixture("papers.csv");
+    let o = run(&[
+        "assign",
+        "--model",
+        first.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (h1, r1) = read_csv(&first.join("documents.csv"));
+    let (h2, r2) = read_csv(&again.join("documents.csv"));
+    assert_eq!(column(&h1, &r1, "topic_id"), column(&h2, &r2, "topic_id"));
+    assert_eq!(column(&h1, &r1, "distance"), column(&h2, &r2, "distance"));
+}
+
+#[test]
+fn issue_37_bad_model_folders_are_one_clear_error_and_write_nothing() {
+    let Some(model) = model_dir("issue_37_bad_model_folders_are_one_clear_error_and_write_nothing")
+    else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    // A copy of the folder whose files each case spoils in turn.
+    let spoiled = |name: &str, spoil: &dyn Fn(&Path)| -> PathBuf {
+        let dir = tmp.path().join(name);
+        fs::create_dir_all(dir.join("1_Pooling")).unwrap();
+        for f in [
+            "config.json",
+            "tokenizer.json",
+            "modules.json",
+            "sentence_bert_config.json",
+            "1_Pooling/config.json",
+        ] {
+            fs::copy(model.join(f), dir.join(f)).unwrap();
+        }
+        std::os::unix::fs::symlink(
+            model.join("model.safetensors"),
+            dir.join("model.safetensors"),
+        )
+        .unwrap();
+        spoil(&dir);
+        dir
+    };
+    let edit = |file: &str, from: &'static str, to: &'static str| {
+        let file = file.to_string();
+        move |dir: &Path| {
+            let text = fs::read_to_string(dir.join(&file)).unwrap();
+            assert!(text.contains(from));
+            fs::write(dir.join(&file), text.replace(from, to)).unwrap();
+        }
+    };
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (tmp.path().join("absent"), "no model folder at"),
+        (
+            spoiled(
+                "gpt",
+                &edit(
+                    "config.json",
+                    "\"model_type\": \"bert\"",
+                    "\"model_type\": \"gpt2\"",
+                ),
+            ),
+            "config.json: the model is \"gpt2\"",
+        ),
+        (
+            spoiled("truncated", &|dir: &Path| {
+                let bytes = fs::read(dir.join("model.safetensors")).unwrap();
+                fs::remove_file(dir.join("model.safetensors")).unwrap();
+                fs::write(dir.join("model.safetensors"), &bytes[..bytes.len() / 3]).unwrap();
+            }),
+            "model.safetensors cannot be loaded: truncated",
+        ),
+        (
+            spoiled(
+                "small-vocabulary",
+                &edit(
+                    "config.json",
+                    "\"vocab_size\": 30522",
+                    "\"vocab_size\": 1000",
+                ),
+            ),
+            "tokenizer.json does not fit the model",
+        ),
+        (
+            spoiled("no-tokenizer", &|dir: &Path| {
+                fs::remove_file(dir.join("tokenizer.json")).unwrap()
+            }),
+            "the model folder lacks",
+        ),
+    ];
+    for (dir, message) in cases {
+        let p = embedding_pipeline(tmp.path(), &dir, "embedding");
+        let out = tmp.path().join("out");
+        let o = bin()
+            .args(["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{}: {err}", dir.display());
+        assert!(
+            err.contains(message),
+            "{}: expected {message:?} in {err}",
+            dir.display()
+        );
+        assert!(
+            err.contains(&dir.display().to_string()),
+            "the folder is named: {err}"
+        );
+        assert!(!out.exists(), "nothing written for {}", dir.display());
+    }
+}
