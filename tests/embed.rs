@@ -280,3 +280,73 @@ fn issue_37_bad_model_folders_are_one_clear_error_and_write_nothing() {
         assert!(!out.exists(), "nothing written for {}", dir.display());
     }
 }
+
+#[test]
+fn issue_37_static_vectors_need_no_model_folder_to_assign() {
+    let Some(model) = model_dir("issue_37_static_vectors_need_no_model_folder_to_assign") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    // A folder of links to the model, removed after the fit.
+    let linked = tmp.path().join("linked-model");
+    fs::create_dir_all(linked.join("1_Pooling")).unwrap();
+    for f in [
+        "config.json",
+        "tokenizer.json",
+        "modules.json",
+        "sentence_bert_config.json",
+        "1_Pooling/config.json",
+        "model.safetensors",
+    ] {
+        std::os::unix::fs::symlink(model.join(f), linked.join(f)).unwrap();
+    }
+    for (features, lsa_dims) in [("embedding", 0), ("both", 3)] {
+        let p = csv_pipeline(
+            tmp.path(),
+            &format!(
+                "features = {features:?}\n[reduce]\ndims = 3\n[embed]\nmodel = {:?}\nmethod = \"static\"\n[output]\ndir = {:?}\n",
+                linked.display().to_string(),
+                tmp.path().join("root").display().to_string()
+            ),
+        );
+        let fit = tmp.path().join(format!("fit-{features}"));
+        let o = bin()
+            .args(["run", p.to_str().unwrap(), "--out", fit.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("terms embedded"), "{}", stderr(&o));
+        let saved: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(fit.join("model.json")).unwrap()).unwrap();
+        assert_eq!(saved["embedding"]["method"], "static");
+        // The PCA keeps at most 128 dimensions, and no more than the fixture's 26 features.
+        let dims = saved["embedding"]["dims"].as_u64().unwrap() as usize;
+        let features_n = saved["stems"].as_array().unwrap().len();
+        assert_eq!(dims, features_n.min(128));
+        assert_eq!(
+            saved["centroids"][0].as_array().unwrap().len(),
+            dims + lsa_dims
+        );
+        let run_json = fs::read_to_string(fit.join("run.json")).unwrap();
+        assert!(run_json.contains("distilled term vectors"), "{run_json}");
+    }
+    fs::remove_dir_all(&linked).unwrap();
+    for features in ["embedding", "both"] {
+        let fit = tmp.path().join(format!("fit-{features}"));
+        let again = tmp.path().join(format!("again-{features}"));
+        let input = fixture("papers.csv");
+        let o = run(&[
+            "assign",
+            "--model",
+            fit.to_str().unwrap(),
+            input.to_str().unwrap(),
+            "--out",
+            again.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{features}: {}", stderr(&o));
+        let (h1, r1) = read_csv(&fit.join("documents.csv"));
+        let (h2, r2) = read_csv(&again.join("documents.csv"));
+        assert_eq!(column(&h1, &r1, "topic_id"), column(&h2, &r2, "topic_id"));
+        assert_eq!(column(&h1, &r1, "distance"), column(&h2, &r2, "distance"));
+    }
+}
