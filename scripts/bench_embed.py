@@ -26,6 +26,8 @@ MODES = {
     "tfidf": ["cluster.features=tfidf"],
     "embedding": ["cluster.features=embedding"],
     "both": ["cluster.features=both"],
+    "both-0.75": ["cluster.features=both", "embed.weight=0.75"],
+    "both-0.9": ["cluster.features=both", "embed.weight=0.9"],
     "static": ["cluster.features=embedding", "embed.method=static"],
 }
 

@@ -350,3 +350,25 @@ fn issue_37_static_vectors_need_no_model_folder_to_assign() {
         assert_eq!(column(&h1, &r1, "distance"), column(&h2, &r2, "distance"));
     }
 }
+
+#[test]
+fn issue_37_sentence_vector_runs_are_byte_identical_on_one_thread_and_two() {
+    let Some(model) =
+        model_dir("issue_37_sentence_vector_runs_are_byte_identical_on_one_thread_and_two")
+    else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let p = embedding_pipeline(tmp.path(), &model, "both");
+    let out = |threads: &str| {
+        let dir = tmp.path().join(format!("threads-{threads}"));
+        let o = bin()
+            .args(["run", p.to_str().unwrap(), "--out", dir.to_str().unwrap()])
+            .args(["--threads", threads, "--set", "embed.cache=false"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        dir
+    };
+    same_reports(&out("1"), &out("2"));
+}

@@ -139,15 +139,22 @@ impl SentenceEncoder {
     }
 }
 
-/// Text indices in batches: sorted by length (then index), split where the length changes and
-/// every `size` texts. Texts without a token (none: `[CLS]` and `[SEP]` are always added) would
-/// form no batch.
+/// Tokens a batch holds at most (beyond one text): long texts go in smaller batches, so that
+/// two batches' attention scores (texts x 12 heads x length^2) stay in tens of megabytes.
+pub const BATCH_TOKENS: usize = 2048;
+
+/// Text indices in batches: sorted by length (then index), split where the length changes,
+/// every `size` texts and every [`BATCH_TOKENS`] tokens. Texts without a token (none: `[CLS]`
+/// and `[SEP]` are always added) would form no batch.
 pub fn batches(ids: &[Vec<u32>], size: usize) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..ids.len()).filter(|&i| !ids[i].is_empty()).collect();
     order.sort_by_key(|&i| (ids[i].len(), i));
     order
         .chunk_by(|&a, &b| ids[a].len() == ids[b].len())
-        .flat_map(|same| same.chunks(size.max(1)).map(<[usize]>::to_vec))
+        .flat_map(|same| {
+            let fit = (BATCH_TOKENS / ids[same[0]].len()).clamp(1, size.max(1));
+            same.chunks(fit).map(<[usize]>::to_vec)
+        })
         .collect()
 }
 
@@ -169,5 +176,8 @@ mod tests {
         for batch in &b {
             assert!(batch.iter().all(|&i| ids[i].len() == ids[batch[0]].len()));
         }
+        // Long texts go fewer to a batch.
+        let long = vec![vec![1; BATCH_TOKENS / 2]; 5];
+        assert_eq!(batches(&long, 32), vec![vec![0, 1], vec![2, 3], vec![4]]);
     }
 }

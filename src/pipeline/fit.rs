@@ -265,12 +265,11 @@ fn features(
     if !params.features.embeds() {
         return Ok((lsa, None));
     }
-    let texts: Vec<&str> = prepared
-        .corpus
-        .documents
-        .iter()
-        .map(|d| d.text.as_str())
-        .collect();
+    // The static method reads the TF-IDF rows, not the texts.
+    let texts: Vec<&str> = match params.reads_texts() {
+        true => super::place::whole_texts(prepared)?,
+        false => Vec::new(),
+    };
     let cache = settings.output.dir.join("cache");
     let (sentences, _, table) = progress.stage(
         "embed",

@@ -72,6 +72,7 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
         settings.output.on_bad_document,
         prepare::Cleaning::Fit(&settings.clean),
         &settings.tokenize,
+        prepare::Texts::for_embed(Some(&settings.embed)),
         &mut progress,
     )?;
     // `language = "auto"` resolved on the documents: the model and run.json say what was chosen.

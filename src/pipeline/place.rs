@@ -51,6 +51,12 @@ impl Placer {
         })
     }
 
+    /// What a preparation of documents for this model keeps: whole texts when the model embeds
+    /// them with the transformer.
+    pub fn texts(&self) -> super::prepare::Texts {
+        super::prepare::Texts::for_embed(self.embed.as_ref())
+    }
+
     /// The model's topics (ids and labels) with a batch's `sizes` and `outliers` (by topic
     /// index).
     pub fn summary(&self, sizes: &[usize], outliers: &[usize]) -> TopicSummary {
@@ -139,6 +145,14 @@ impl Placed {
     }
 }
 
+/// The prepared documents' whole texts, which the sentence model reads.
+pub(super) fn whole_texts(prepared: &Prepared) -> Result<Vec<&str>, PipelineError> {
+    let texts = prepared.texts.as_ref().ok_or_else(|| {
+        crate::embed::EmbedError::Encode("the documents were prepared without their texts".into())
+    })?;
+    Ok(texts.iter().map(String::as_str).collect())
+}
+
 /// Places prepared documents into the model's topics: TF-IDF, reduction, nearest centroid (in
 /// the term space for a refined model), outliers judged by the fit's floors. With `features`,
 /// each document's word counts per model feature come back too (for c-TF-IDF sums).
@@ -173,12 +187,7 @@ pub fn place(
             crate::embed::combine(e.features, e.weight, lsa, Some(sentences.view()))
         }
         (_, Some(params)) => {
-            let texts: Vec<&str> = prepared
-                .corpus
-                .documents
-                .iter()
-                .map(|d| d.text.as_str())
-                .collect();
+            let texts: Vec<&str> = whole_texts(&prepared)?;
             let bar = indicatif::ProgressBar::hidden();
             let (sentences, _) =
                 crate::embed::sentence_vectors(params, &texts, None, crate::progress::warn, &bar)?;

@@ -48,6 +48,25 @@ pub enum Cleaning<'a> {
     Apply(&'a TextCleaner),
 }
 
+/// Which texts a preparation keeps beside the tokens: snippets only (each document's text is
+/// cut to one once tokenized), or also every document's whole cleaned text, which the sentence
+/// model reads (`[embed] method = "transformer"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Texts {
+    Snippets,
+    Whole,
+}
+
+impl Texts {
+    /// Whole texts when the embed parameters read them, else snippets.
+    pub fn for_embed(params: Option<&crate::embed::EmbedValidParams>) -> Texts {
+        match params {
+            Some(p) if p.reads_texts() => Texts::Whole,
+            _ => Texts::Snippets,
+        }
+    }
+}
+
 /// Documents, cleaned and tokenized, row for row.
 #[derive(Debug)]
 pub struct Prepared {
@@ -58,6 +77,8 @@ pub struct Prepared {
     pub fitted: Option<TextCleaner>,
     /// What the rules removed from these documents.
     pub cleaned: CleanTally,
+    /// Each document's whole cleaned text, row for row, with [`Texts::Whole`].
+    pub texts: Option<Vec<String>>,
     /// The tokenizer they were tokenized with: `language = "auto"` resolved (see
     /// [`resolve_language`]).
     pub tokenizer: TokenizerValidParams,
@@ -72,10 +93,11 @@ pub fn prepare(
     on_bad: OnBadDocument,
     cleaning: Cleaning<'_>,
     tokenizer: &TokenizerValidParams,
+    texts: Texts,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
     let corpus = ingest_stage(inputs, on_bad, progress)?;
-    prepare_corpus(corpus, on_bad, cleaning, tokenizer, progress)
+    prepare_corpus(corpus, on_bad, cleaning, tokenizer, texts, progress)
 }
 
 /// Cleans and tokenizes documents already read (a chunk of a stream, an Arrow batch).
@@ -84,6 +106,7 @@ pub fn prepare_corpus(
     on_bad: OnBadDocument,
     cleaning: Cleaning<'_>,
     tokenizer: &TokenizerValidParams,
+    texts: Texts,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
     let (cleaner, mut changed) = progress.stage(
@@ -115,10 +138,12 @@ pub fn prepare_corpus(
     }
     let tokenizer = resolve_language(&corpus, tokenizer, progress);
     let analyzer = Analyzer::new(&tokenizer);
+    let mut whole = None;
     let tokens = progress.stage(
         "tokenize",
         |_| {
             let tokens = TokenizedCorpus::build(&corpus, &analyzer);
+            whole = whole_texts(&corpus, texts);
             restore_originals(&mut corpus, &mut changed);
             // From here on the text is only shown as a snippet; the tokens carry the rest. (In
             // the stage, so the freed text is handed back to the system at its end.)
@@ -128,8 +153,7 @@ pub fn prepare_corpus(
         |t: &TokenizedCorpus| format!("{} terms", thousands(t.terms.len())),
     )?;
     finish(
-        corpus,
-        tokens,
+        (corpus, tokens, whole),
         tokenizer,
         on_bad,
         match cleaner {
@@ -139,6 +163,11 @@ pub fn prepare_corpus(
         changed,
         progress,
     )
+}
+
+/// The documents' whole cleaned texts, when `texts` asks for them.
+fn whole_texts(corpus: &Corpus, texts: Texts) -> Option<Vec<String>> {
+    (texts == Texts::Whole).then(|| corpus.documents.iter().map(|d| d.text.clone()).collect())
 }
 
 /// Seeds the sample `language = "auto"` detects the language on: fixed, so runs repeat.
@@ -173,14 +202,15 @@ pub fn prepare_chunk(
     cleaner: &TextCleaner,
     analyzer: &Analyzer,
     tokenizer: &TokenizerValidParams,
+    texts: Texts,
 ) -> Result<Prepared, PipelineError> {
     let mut changed = clean_corpus(&mut corpus, cleaner);
     let tokens = TokenizedCorpus::build(&corpus, analyzer);
+    let whole = whole_texts(&corpus, texts);
     restore_originals(&mut corpus, &mut changed);
     corpus.shorten_texts(crate::ingest::SNIPPET_CHARS + 1);
     finish(
-        corpus,
-        tokens,
+        (corpus, tokens, whole),
         tokenizer.clone(),
         on_bad,
         None,
@@ -192,8 +222,7 @@ pub fn prepare_chunk(
 /// Leaves out the documents with no token: first those the boilerplate and link rules emptied
 /// (counted in the tally), then those with nothing but stop words.
 fn finish(
-    corpus: Corpus,
-    tokens: TokenizedCorpus,
+    (corpus, tokens, texts): (Corpus, TokenizedCorpus, Option<Vec<String>>),
     tokenizer: TokenizerValidParams,
     on_bad: OnBadDocument,
     fitted: Option<TextCleaner>,
@@ -206,6 +235,7 @@ fn finish(
         tokenizer,
         fitted,
         cleaned: changed.tally,
+        texts,
         on_bad,
     };
     let empty = prepared.tokens.empty_docs();
@@ -352,6 +382,10 @@ impl Prepared {
         self.corpus
             .documents
             .retain(|_| *it.next().unwrap_or(&true));
+        if let Some(texts) = &mut self.texts {
+            let mut it = keep.iter();
+            texts.retain(|_| *it.next().unwrap_or(&true));
+        }
         self.tokens.retain_docs(&keep);
         Ok(keep)
     }
@@ -466,6 +500,7 @@ mod tests {
             on_bad,
             Cleaning::Fit(&crate::clean::CleanValidParams::default()),
             &crate::tokenize::TokenizerParams::new().check().unwrap(),
+            Texts::Snippets,
             &mut progress,
         )
         .unwrap()

@@ -135,6 +135,7 @@ fn fit_on_sample(
         on_bad,
         cleaning,
         &settings.tokenize,
+        prepare::Texts::for_embed(Some(&settings.embed)),
         progress,
     )?;
     let tokenizer = prepared.tokenizer.clone();
@@ -299,8 +300,14 @@ fn assign_all(
         let mut cleaned = crate::clean::CleanTally::default();
         let cleaner = placer.model.cleaner();
         let streamed = stream::stream(&settings.inputs, opts, |_, chunk: Corpus| {
-            let prepared =
-                prepare::prepare_chunk(chunk, on_bad, cleaner, &analyzer, &placer.model.tokenize)?;
+            let prepared = prepare::prepare_chunk(
+                chunk,
+                on_bad,
+                cleaner,
+                &analyzer,
+                &placer.model.tokenize,
+                placer.texts(),
+            )?;
             let placed = place::place(placer, prepared, true, &quiet_progress)?;
             cleaned.add(&placed.cleaned);
             let before = done / REPORT_EVERY;
