@@ -167,18 +167,23 @@ fn issue_37_a_run_on_sentence_vectors_reruns_from_its_cache_and_assign_agrees() 
     same_reports(&first, &third);
 
     // assign embeds the training documents again and puts each in its fitted topic.
-    let again = tmp.path().join("again");
+    assign_reproduces(&first, &tmp.path().join("again"));
+}
+
+/// `assign` of the fixture with the model in `fit` (into `again`) gives every document the
+/// fit's topic and distance.
+fn assign_reproduces(fit: &Path, again: &Path) {
     let input = fixture("papers.csv");
     let o = run(&[
         "assign",
         "--model",
-        first.to_str().unwrap(),
+        fit.to_str().unwrap(),
         input.to_str().unwrap(),
         "--out",
         again.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let (h1, r1) = read_csv(&first.join("documents.csv"));
+    assert!(o.status.success(), "{}: {}", fit.display(), stderr(&o));
+    let (h1, r1) = read_csv(&fit.join("documents.csv"));
     let (h2, r2) = read_csv(&again.join("documents.csv"));
     assert_eq!(column(&h1, &r1, "topic_id"), column(&h2, &r2, "topic_id"));
     assert_eq!(column(&h1, &r1, "distance"), column(&h2, &r2, "distance"));
@@ -333,21 +338,7 @@ fn issue_37_static_vectors_need_no_model_folder_to_assign() {
     fs::remove_dir_all(&linked).unwrap();
     for features in ["embedding", "both"] {
         let fit = tmp.path().join(format!("fit-{features}"));
-        let again = tmp.path().join(format!("again-{features}"));
-        let input = fixture("papers.csv");
-        let o = run(&[
-            "assign",
-            "--model",
-            fit.to_str().unwrap(),
-            input.to_str().unwrap(),
-            "--out",
-            again.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{features}: {}", stderr(&o));
-        let (h1, r1) = read_csv(&fit.join("documents.csv"));
-        let (h2, r2) = read_csv(&again.join("documents.csv"));
-        assert_eq!(column(&h1, &r1, "topic_id"), column(&h2, &r2, "topic_id"));
-        assert_eq!(column(&h1, &r1, "distance"), column(&h2, &r2, "distance"));
+        assign_reproduces(&fit, &tmp.path().join(format!("again-{features}")));
     }
 }
 
