@@ -262,12 +262,6 @@ impl EmbedValidParams {
     }
 }
 
-impl Default for EmbedValidParams {
-    fn default() -> Self {
-        EmbedParams::new().check().expect("the defaults are valid")
-    }
-}
-
 /// What the embed stage can fail on. Every message names the file at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {

@@ -38,6 +38,8 @@ pub fn fit(
     let mut tfidf = vectorize(settings, &mut prepared, progress)?;
     let (reducer, lsa) = reduce(settings, &tfidf, progress)?;
     let (vectors, embedding) = features(settings, &prepared, &tfidf, lsa, progress)?;
+    // The whole texts were the sentence model's; the rest of the fit reads snippets.
+    prepared.texts = None;
     let previous_k = previous.as_ref().and_then(|p| p.fitted_k);
     let (mut clustering, k_selection) = cluster(settings, &vectors, &tfidf, previous_k, progress)?;
     // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
