@@ -14,6 +14,11 @@
 //! used ([`Workload::Whole`]; committed whole, arXiv's peak was half as large again), which
 //! keeps the peak near glibc's. docs/benchmarks.md has the figures for both.
 //!
+//! The sentence transformer is churn again inside a whole run: each batch allocates and frees
+//! tens of megabytes of activations, and with a 10 ms purge delay mimalloc gave them back to
+//! the system and took them back a batch later, page fault by page fault. While it runs, freed
+//! memory is kept for mimalloc's own default of a second ([`KeepFreed`]).
+//!
 //! `MIMALLOC_PURGE_DELAY` and `MIMALLOC_ARENA_EAGER_COMMIT`, when set, still win.
 
 use std::ffi::CStr;
@@ -26,6 +31,8 @@ const PURGE_DELAY: c_int = 15;
 /// How long a command that holds its corpus whole lets mimalloc keep freed memory, in
 /// milliseconds (mimalloc v3's own default is 1,000; `include/mimalloc.h` still says 10).
 const WHOLE_PURGE_DELAY_MS: c_long = 10;
+/// How long freed memory is kept while batches of the same size come one after another.
+const BATCHES_PURGE_DELAY_MS: c_long = 1_000;
 
 /// How a command uses memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +53,40 @@ pub fn tune(workload: Workload) {
     };
     set(ARENA_EAGER_COMMIT, c"MIMALLOC_ARENA_EAGER_COMMIT", 0);
     set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", purge_delay);
+}
+
+/// While it lives, mimalloc keeps freed memory for a second before it returns it (unless
+/// `MIMALLOC_PURGE_DELAY` is set); then the delay in force before is back.
+#[derive(Debug)]
+pub struct KeepFreed {
+    previous: c_long,
+}
+
+impl KeepFreed {
+    pub fn new() -> KeepFreed {
+        // SAFETY: mi_option_get only reads an option.
+        let previous = unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) };
+        // A negative delay (a streaming run's) already keeps freed memory for good.
+        let delay = if previous < 0 {
+            previous
+        } else {
+            previous.max(BATCHES_PURGE_DELAY_MS)
+        };
+        set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", delay);
+        KeepFreed { previous }
+    }
+}
+
+impl Default for KeepFreed {
+    fn default() -> KeepFreed {
+        KeepFreed::new()
+    }
+}
+
+impl Drop for KeepFreed {
+    fn drop(&mut self) {
+        set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", self.previous);
+    }
 }
 
 /// Sets mimalloc's `option` unless its environment variable `var` is set.
@@ -80,6 +121,26 @@ mod tests {
         }
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
             assert_eq!(delay, 1000, "purge_delay's default");
+            keep_freed_holds_freed_memory_for_a_second_then_restores_the_delay();
         }
+    }
+
+    /// Called from the test above, so that no other test reads the delay meanwhile.
+    fn keep_freed_holds_freed_memory_for_a_second_then_restores_the_delay() {
+        // SAFETY: mi_option_get only reads an option.
+        let get = || unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) };
+        set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", WHOLE_PURGE_DELAY_MS);
+        {
+            let _keep = KeepFreed::new();
+            assert_eq!(get(), BATCHES_PURGE_DELAY_MS);
+        }
+        assert_eq!(get(), WHOLE_PURGE_DELAY_MS);
+        // A streaming run's "never" is not shortened.
+        set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", -1);
+        {
+            let _keep = KeepFreed::new();
+            assert_eq!(get(), -1);
+        }
+        set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", 1000);
     }
 }

@@ -16,7 +16,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
-const MAGIC: &[u8; 8] = b"TMEMBED1";
+/// The file's format, and the encoder's arithmetic: the number goes up when either changes, so
+/// that vectors of an older build are not mixed with this one's.
+const MAGIC: &[u8; 8] = b"TMEMBED2";
 /// Magic, the model's SHA-256 (hex), dims (u32) and count (u64).
 const HEADER: usize = 8 + 64 + 4 + 8;
 
@@ -67,8 +69,11 @@ impl VectorCache {
     }
 
     fn read(&mut self, bytes: &[u8]) -> Result<(), String> {
-        if bytes.len() < HEADER + 8 || &bytes[..8] != MAGIC {
+        if bytes.len() < HEADER + 8 || bytes[..7] != MAGIC[..7] {
             return Err("not a topicmap embedding cache".into());
+        }
+        if bytes[..8] != MAGIC[..] {
+            return Err("an older topicmap wrote it".into());
         }
         let (body, sum) = bytes.split_at(bytes.len() - 8);
         if xxh3_64(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {

@@ -9,16 +9,16 @@
 //! order of the batches is fixed by the texts, and each batch's arithmetic by its shape, so
 //! reruns are byte-identical for a given thread count.
 
+use super::bert::Bert;
 use super::folder::{ModelFolder, Pooling};
 use super::EmbedError;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::BertModel;
 use ndarray::Array2;
 
 /// A loaded sentence model.
 pub struct SentenceEncoder {
-    model: BertModel,
+    model: Bert,
     tokenizer: tokenizers::Tokenizer,
     pooling: Pooling,
     normalize: bool,
@@ -49,7 +49,7 @@ impl SentenceEncoder {
         })?;
         let vb =
             VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu).map_err(bad)?;
-        let model = BertModel::load(vb, &folder.config).map_err(bad)?;
+        let model = Bert::load(vb, &folder.config).map_err(bad)?;
         Ok(SentenceEncoder {
             model,
             tokenizer: folder.tokenizer()?,
@@ -88,6 +88,8 @@ impl SentenceEncoder {
         use rayon::prelude::*;
         let ids = self.token_ids(texts)?;
         let batches = batches(&ids, batch);
+        // Every batch allocates and frees its activations: keep the freed memory for the next.
+        let _keep = crate::heap::KeepFreed::new();
         let pooled: Vec<Vec<f32>> = batches
             .par_iter()
             .map(|rows| {
@@ -117,9 +119,7 @@ impl SentenceEncoder {
     /// The pooled vectors of equal-length token rows, row after row.
     fn forward(&self, rows: &[&[u32]]) -> candle_core::Result<Vec<f32>> {
         let (b, len) = (rows.len(), rows[0].len());
-        let ids = Tensor::from_vec(rows.concat(), (b, len), &Device::Cpu)?;
-        let types = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &types, None)?;
+        let hidden = self.model.forward(&rows.concat(), b, len)?;
         let mut parts = Vec::with_capacity(4);
         if self.pooling.cls {
             parts.push(hidden.i((.., 0, ..))?);

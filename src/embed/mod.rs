@@ -18,6 +18,7 @@
 //! unit-length and weighted so that the concatenation's cosine is
 //! `(1 - w) cos_lsa + w cos_embedding`, `w` = `[embed] weight`).
 
+pub mod bert;
 pub mod cache;
 pub mod distill;
 pub mod encoder;
