@@ -307,12 +307,16 @@ pub enum EmbedError {
 }
 
 /// How the sentence vectors of a run were had.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Embedded {
     /// Texts run through the transformer.
     pub encoded: usize,
     /// Texts whose vectors came from the cache.
     pub cached: usize,
+    /// Seconds spent loading the model (0 when every vector was cached).
+    pub load_seconds: f64,
+    /// Seconds spent tokenizing and encoding the `encoded` texts.
+    pub encode_seconds: f64,
 }
 
 /// The sentence vectors of `texts` (row `i` is `texts[i]`'s): from the cache in `cache_dir`
@@ -344,15 +348,20 @@ pub fn sentence_vectors(
             None => missing.push(i),
         }
     }
-    let done = Embedded {
+    let mut done = Embedded {
         encoded: missing.len(),
         cached: texts.len() - missing.len(),
+        ..Embedded::default()
     };
     if !missing.is_empty() {
+        let start = std::time::Instant::now();
         let encoder = SentenceEncoder::load(folder)?;
+        done.load_seconds = start.elapsed().as_secs_f64();
         bar.set_length(missing.len() as u64);
         let todo: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+        let start = std::time::Instant::now();
         let vectors = encoder.encode(&todo, params.batch, |n| bar.inc(n as u64))?;
+        done.encode_seconds = start.elapsed().as_secs_f64();
         for (row, &i) in vectors.rows().into_iter().zip(&missing) {
             out.row_mut(i).assign(&row);
         }

@@ -304,6 +304,13 @@ fn embed_detail(
         v.ncols(),
         thousands(done.encoded)
     );
+    if done.encoded > 0 && done.encode_seconds > 0.0 {
+        s.push_str(&format!(
+            " at {:.1} {what}/s (model loaded in {:.2} s)",
+            done.encoded as f64 / done.encode_seconds,
+            done.load_seconds
+        ));
+    }
     if done.cached > 0 {
         s.push_str(&format!(", {} from the cache", thousands(done.cached)));
     }
