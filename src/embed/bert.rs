@@ -235,7 +235,11 @@ impl Norm {
         let mean = lanes(row, 0.0, |s, v| s + v) / n;
         let mut square = [0.0f32; 8];
         let chunks = row.chunks_exact(8);
-        let rest: f32 = chunks.remainder().iter().map(|v| (v - mean) * (v - mean)).sum();
+        let rest: f32 = chunks
+            .remainder()
+            .iter()
+            .map(|v| (v - mean) * (v - mean))
+            .sum();
         for c in chunks {
             for (a, v) in square.iter_mut().zip(c) {
                 *a += (v - mean) * (v - mean);
