@@ -6,10 +6,11 @@
 //! each residual in a pass of its own, and computes the exact GELU with a scalar `f64` erf per
 //! value (14 % of the time on short texts). Here the batches are never padded, so there is no
 //! mask; query, key and value are one product (the query weights carry the 1/sqrt(head size)
-//! scale); a bias and the GELU are one pass over the product, in place; and a bias, the
-//! residual and the layer norm are one pass too. The GELU's erf is a rational approximation
-//! (the one XLA and Eigen use), within 5e-7 of the true erf, below the `f32` rounding of
-//! the values it multiplies. The weights and their names are BERT's, loaded from the same
+//! scale); a bias and the GELU are one pass over the product, in place; a bias, the residual
+//! and the layer norm are one pass too, and so is the softmax. The GELU's erf is a rational
+//! approximation (the one XLA and Eigen use), within 5e-7 of the true erf, and the softmax's
+//! exp Cephes' polynomial, within 2.5e-7: both branch-free, so their loops vectorise, and
+//! compiled for AVX2 too, chosen at run time. docs/benchmarks.md has the speed. The weights and their names are BERT's, loaded from the same
 //! safetensors file; the forward pass is tested against sentence-transformers' own example.
 
 use candle_core::{CpuStorage, InplaceOp1, InplaceOp2, Layout, Module, Result, Tensor};
@@ -40,8 +41,9 @@ struct Layer {
     out_norm: Norm,
 }
 
-/// A bias, then (when set) the residual and the layer norm that follow a product.
+/// A layer norm; after a product, its bias and the residual are added first, in the same pass.
 struct Norm {
+    /// The product's bias (unused, and zeros, for the embeddings' norm, which follows no product).
     bias: Vec<f32>,
     gamma: Vec<f32>,
     beta: Vec<f32>,
@@ -96,8 +98,7 @@ impl Bert {
             .reshape((rows, length, self.hidden))?
             .broadcast_add(&self.position.narrow(0, 0, length)?)?
             .reshape((n, self.hidden))?;
-        let x = self.norm.apply(&x, None)?;
-        let mut x = x;
+        let mut x = self.norm.apply(&x, None)?;
         for layer in &self.layers {
             x = layer.forward(&x, rows, length, self.heads)?;
         }
@@ -232,20 +233,8 @@ impl Norm {
             }
         }
         let n = row.len() as f32;
-        let mean = lanes(row, 0.0, |s, v| s + v) / n;
-        let mut square = [0.0f32; 8];
-        let chunks = row.chunks_exact(8);
-        let rest: f32 = chunks
-            .remainder()
-            .iter()
-            .map(|v| (v - mean) * (v - mean))
-            .sum();
-        for c in chunks {
-            for (a, v) in square.iter_mut().zip(c) {
-                *a += (v - mean) * (v - mean);
-            }
-        }
-        let var = (square.into_iter().sum::<f32>() + rest) / n;
+        let mean = lanes(row, 0.0, |v| v, |s, v| s + v) / n;
+        let var = lanes(row, 0.0, |v| (v - mean) * (v - mean), |s, v| s + v) / n;
         let inv = (var + self.eps).sqrt().recip();
         for ((v, g), b) in row.iter_mut().zip(&self.gamma).zip(&self.beta) {
             *v = (*v - mean) * inv * g + b;
@@ -383,9 +372,14 @@ impl InplaceOp1 for Softmax {
 #[inline(always)]
 fn softmax(values: &mut [f32], width: usize) {
     for row in values.chunks_exact_mut(width) {
-        let max = lanes(row, f32::NEG_INFINITY, |m, v| if v > m { v } else { m });
+        let max = lanes(
+            row,
+            f32::NEG_INFINITY,
+            |v| v,
+            |m, v| if v > m { v } else { m },
+        );
         row.iter_mut().for_each(|v| *v = exp(*v - max));
-        let inv = lanes(row, 0.0, |s, v| s + v).recip();
+        let inv = lanes(row, 0.0, |v| v, |s, v| s + v).recip();
         row.iter_mut().for_each(|v| *v *= inv);
     }
 }
@@ -398,21 +392,21 @@ unsafe fn softmax_avx2(values: &mut [f32], width: usize) {
     softmax(values, width)
 }
 
-/// `row` folded by `f` in 8 lanes side by side, then the lanes folded in order: a reduction
-/// the compiler can vectorise, with a fixed order of operations. `f` must combine two partial
-/// results as it combines a result and a value (a sum or a maximum).
+/// `map` of each value of `row` folded by `fold` in 8 lanes side by side, then the lanes folded
+/// in order: a reduction the compiler can vectorise, with a fixed order of operations. `fold`
+/// must combine two partial results as it combines a result and a value (a sum, a maximum).
 #[inline(always)]
-fn lanes(row: &[f32], init: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
+fn lanes(row: &[f32], init: f32, map: impl Fn(f32) -> f32, fold: impl Fn(f32, f32) -> f32) -> f32 {
     let mut acc = [init; 8];
     let chunks = row.chunks_exact(8);
     let rest = chunks.remainder();
     for c in chunks {
         for (a, &v) in acc.iter_mut().zip(c) {
-            *a = f(*a, v);
+            *a = fold(*a, map(v));
         }
     }
-    let lanes = acc.into_iter().fold(init, &f);
-    rest.iter().fold(lanes, |a, &v| f(a, v))
+    let lanes = acc.into_iter().fold(init, &fold);
+    rest.iter().fold(lanes, |a, &v| fold(a, map(v)))
 }
 
 /// e^x for `f32` (Cephes' `expf`: e^x = 2^n e^r with |r| <= ln 2 / 2 and a degree-6
