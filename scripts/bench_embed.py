@@ -82,8 +82,10 @@ def speed(a, binary, model, f, k, tmp):
     # The stage's seconds include loading the model; its detail gives the rate of tokenizing
     # and encoding alone, which is what the numpy pass's timing covers.
     rate = re.search(r" at ([0-9.]+) texts/s", stage["detail"])
+    if not rate:
+        die(f"the embed stage's line gives no rate (a build before 1602b51?): {stage['detail']!r}")
     out = {"speed_docs": n, "topicmap_docs_per_s": n / stage["seconds"],
-           "topicmap_encode_docs_per_s": float(rate.group(1)) if rate else None}
+           "topicmap_encode_docs_per_s": float(rate.group(1))}
     if a.numpy:
         log(f"{f.stem}: numpy speed on {n} texts")
         cmd = [a.python, str(ROOT / "scripts/embedding_baseline.py"), str(folder), "--model", str(model),

@@ -62,25 +62,19 @@ pub struct KeepFreed {
     previous: c_long,
 }
 
-impl KeepFreed {
-    pub fn new() -> KeepFreed {
-        // SAFETY: mi_option_get only reads an option.
-        let previous = unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) };
-        // A negative delay (a streaming run's) already keeps freed memory for good.
-        let delay = if previous < 0 {
-            previous
-        } else {
-            previous.max(BATCHES_PURGE_DELAY_MS)
-        };
-        set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", delay);
-        KeepFreed { previous }
-    }
-}
-
-impl Default for KeepFreed {
-    fn default() -> KeepFreed {
-        KeepFreed::new()
-    }
+/// Starts a [`KeepFreed`]: the encoder calls it before its batches.
+#[must_use = "freed memory is kept only while the guard lives"]
+pub fn keep_freed() -> KeepFreed {
+    // SAFETY: mi_option_get only reads an option.
+    let previous = unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) };
+    // A negative delay (a streaming run's) already keeps freed memory for good.
+    let delay = if previous < 0 {
+        previous
+    } else {
+        previous.max(BATCHES_PURGE_DELAY_MS)
+    };
+    set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", delay);
+    KeepFreed { previous }
 }
 
 impl Drop for KeepFreed {
@@ -131,14 +125,14 @@ mod tests {
         let get = || unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) };
         set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", WHOLE_PURGE_DELAY_MS);
         {
-            let _keep = KeepFreed::new();
+            let _keep = keep_freed();
             assert_eq!(get(), BATCHES_PURGE_DELAY_MS);
         }
         assert_eq!(get(), WHOLE_PURGE_DELAY_MS);
         // A streaming run's "never" is not shortened.
         set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", -1);
         {
-            let _keep = KeepFreed::new();
+            let _keep = keep_freed();
             assert_eq!(get(), -1);
         }
         set(PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", 1000);

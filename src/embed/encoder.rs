@@ -89,7 +89,7 @@ impl SentenceEncoder {
         let ids = self.token_ids(texts)?;
         let batches = batches(&ids, batch);
         // Every batch allocates and frees its activations: keep the freed memory for the next.
-        let _keep = crate::heap::KeepFreed::new();
+        let _keep = crate::heap::keep_freed();
         let pooled: Vec<Vec<f32>> = batches
             .par_iter()
             .map(|rows| {
