@@ -13,8 +13,9 @@
 //! compiled for AVX2 too, chosen at run time. docs/benchmarks.md has the speed. The weights and their names are BERT's, loaded from the same
 //! safetensors file; the forward pass is tested against sentence-transformers' own example.
 
-use candle_core::{CpuStorage, InplaceOp1, InplaceOp2, Layout, Module, Result, Tensor};
-use candle_nn::{Linear, VarBuilder};
+use super::dense::Dense;
+use candle_core::{CpuStorage, InplaceOp1, InplaceOp2, Layout, Result, Tensor};
+use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct};
 
 /// A BERT encoder's weights.
@@ -31,13 +32,16 @@ pub struct Bert {
 /// One transformer layer.
 struct Layer {
     /// Query (scaled by 1/sqrt(head size)), key and value, one above the other.
-    qkv: Linear,
-    attention_out: Tensor,
+    qkv: Dense,
+    /// The attention's output product; its bias is added in `attention_norm`'s pass.
+    attention_out: Dense,
     attention_norm: Norm,
-    up: Tensor,
+    /// The feed-forward products; `up`'s bias is added with the activation, `down`'s in
+    /// `out_norm`'s pass.
+    up: Dense,
     up_bias: Vec<f32>,
     act: HiddenAct,
-    down: Tensor,
+    down: Dense,
     out_norm: Norm,
 }
 
@@ -120,21 +124,21 @@ impl Layer {
         let (q, q_bias) = part("query", 1.0 / head.sqrt())?;
         let (k, k_bias) = part("key", 1.0)?;
         let (v, v_bias) = part("value", 1.0)?;
-        let qkv = Linear::new(
-            Tensor::cat(&[q, k, v], 0)?,
+        let qkv = Dense::new(
+            &Tensor::cat(&[q, k, v], 0)?,
             Some(Tensor::cat(&[q_bias, k_bias, v_bias], 0)?),
-        );
+        )?;
         let o = vb.pp("attention.output");
         let i = vb.pp("intermediate.dense");
         let out = vb.pp("output");
         Ok(Layer {
             qkv,
-            attention_out: o.get((h, h), "dense.weight")?.t()?.contiguous()?,
+            attention_out: Dense::new(&o.get((h, h), "dense.weight")?, None)?,
             attention_norm: Norm::load(o.pp("LayerNorm"), Some(o.get(h, "dense.bias")?), config)?,
-            up: i.get((inner, h), "weight")?.t()?.contiguous()?,
+            up: Dense::new(&i.get((inner, h), "weight")?, None)?,
             up_bias: i.get(inner, "bias")?.to_vec1()?,
             act: config.hidden_act,
-            down: out.get((h, inner), "dense.weight")?.t()?.contiguous()?,
+            down: Dense::new(&out.get((h, inner), "dense.weight")?, None)?,
             out_norm: Norm::load(out.pp("LayerNorm"), Some(out.get(h, "dense.bias")?), config)?,
         })
     }
@@ -159,14 +163,14 @@ impl Layer {
             .reshape((n, h))?;
         let attended = self
             .attention_norm
-            .apply(&context.matmul(&self.attention_out)?, Some(x))?;
-        let up = attended.matmul(&self.up)?;
+            .apply(&self.attention_out.forward(&context)?, Some(x))?;
+        let up = self.up.forward(&attended)?;
         up.inplace_op1(&BiasAct {
             bias: &self.up_bias,
             act: self.act,
         })?;
         self.out_norm
-            .apply(&up.matmul(&self.down)?, Some(&attended))
+            .apply(&self.down.forward(&up)?, Some(&attended))
     }
 }
 
@@ -208,36 +212,24 @@ impl Norm {
         }
     }
 
-    /// [`Norm::rows`] compiled for AVX2 when the CPU has it (see [`softmax_avx2`]).
-    fn rows_wide(&self, values: &mut [f32], residual: Option<&[f32]>) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
-            unsafe { self.rows_avx2(values, residual) };
-            return;
-        }
-        self.rows(values, residual)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn rows_avx2(&self, values: &mut [f32], residual: Option<&[f32]>) {
-        self.rows(values, residual)
-    }
-
     #[inline(always)]
     fn row(&self, row: &mut [f32], residual: Option<&[f32]>) {
+        // Indexed loops over slices of one length: the compiler drops the bounds checks and
+        // vectorises them inside the `wide!` twins (iterator chains of `zip` were left out of
+        // line, in the baseline's instructions).
+        let n = row.len();
+        let (bias, gamma, beta) = (&self.bias[..n], &self.gamma[..n], &self.beta[..n]);
         if let Some(r) = residual {
-            for ((v, b), r) in row.iter_mut().zip(&self.bias).zip(r) {
-                *v += b + r;
+            let r = &r[..n];
+            for i in 0..n {
+                row[i] += bias[i] + r[i];
             }
         }
-        let n = row.len() as f32;
-        let mean = lanes(row, 0.0, |v| v, |s, v| s + v) / n;
-        let var = lanes(row, 0.0, |v| (v - mean) * (v - mean), |s, v| s + v) / n;
+        let mean = lanes(row, 0.0, |v| v, |s, v| s + v) / n as f32;
+        let var = lanes(row, 0.0, |v| (v - mean) * (v - mean), |s, v| s + v) / n as f32;
         let inv = (var + self.eps).sqrt().recip();
-        for ((v, g), b) in row.iter_mut().zip(&self.gamma).zip(&self.beta) {
-            *v = (*v - mean) * inv * g + b;
+        for i in 0..n {
+            row[i] = (row[i] - mean) * inv * gamma[i] + beta[i];
         }
     }
 }
@@ -266,7 +258,8 @@ impl InplaceOp1 for Norm {
     }
 
     fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> Result<()> {
-        self.rows_wide(values(storage, layout)?, None);
+        let values = values(storage, layout)?;
+        norm_rows(self, values, None);
         Ok(())
     }
 }
@@ -283,7 +276,8 @@ impl InplaceOp2 for Norm {
         s2: &CpuStorage,
         l2: &Layout,
     ) -> Result<()> {
-        self.rows_wide(values(s1, l1)?, Some(values_of(s2, l2)?));
+        let (values, residual) = (values(s1, l1)?, values_of(s2, l2)?);
+        norm_rows(self, values, Some(residual));
         Ok(())
     }
 }
@@ -313,13 +307,7 @@ impl InplaceOp1 for BiasAct<'_> {
 
     fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> Result<()> {
         let values = values(storage, layout)?;
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
-            unsafe { self.apply_avx2(values) };
-            return Ok(());
-        }
-        self.apply(values);
+        bias_act(self, values);
         Ok(())
     }
 }
@@ -338,13 +326,6 @@ impl BiasAct<'_> {
             HiddenAct::Relu => self.each(values, |x| x.max(0.0)),
         }
     }
-
-    /// [`BiasAct::apply`] compiled for AVX2 (see [`softmax_avx2`]).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn apply_avx2(&self, values: &mut [f32]) {
-        self.apply(values)
-    }
 }
 
 /// Each row's softmax, in place.
@@ -358,19 +339,13 @@ impl InplaceOp1 for Softmax {
     fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> Result<()> {
         let width = layout.dims().last().copied().unwrap_or(1);
         let values = values(storage, layout)?;
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
-            unsafe { softmax_avx2(values, width) };
-            return Ok(());
-        }
         softmax(values, width);
         Ok(())
     }
 }
 
 #[inline(always)]
-fn softmax(values: &mut [f32], width: usize) {
+fn softmax_rows(values: &mut [f32], width: usize) {
     for row in values.chunks_exact_mut(width) {
         let max = lanes(
             row,
@@ -384,12 +359,60 @@ fn softmax(values: &mut [f32], width: usize) {
     }
 }
 
-/// [`softmax`] compiled for AVX2: 8 values a step where the build's baseline (SSE2) takes 4.
-/// Rust never fuses a multiply and an add on its own, so the results are the same bits.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn softmax_avx2(values: &mut [f32], width: usize) {
-    softmax(values, width)
+/// `fn name(args) body`, compiled three times: for AVX-512 (16 values a step), for AVX2 (8) and
+/// for the build's baseline (SSE2, 4), the widest the CPU has chosen at run time. The body's
+/// loops are `#[inline(always)]`, so they are built inside each twin. Rust never fuses a
+/// multiply and an add on its own, and [`lanes`] fixes the order of every sum, so all three
+/// give the same bits.
+macro_rules! wide {
+    ($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
+        $(#[$meta])*
+        fn $name($($arg: $ty),*) {
+            #[inline(always)]
+            fn body($($arg: $ty),*) $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f")]
+                unsafe fn avx512($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                #[target_feature(enable = "avx2")]
+                unsafe fn avx2($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU has AVX-512.
+                    return unsafe { avx512($($arg),*) };
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2.
+                    return unsafe { avx2($($arg),*) };
+                }
+            }
+            body($($arg),*)
+        }
+    };
+}
+
+wide! {
+    /// [`Norm::rows`], as wide as the CPU allows.
+    fn norm_rows(norm: &Norm, values: &mut [f32], residual: Option<&[f32]>) {
+        norm.rows(values, residual)
+    }
+}
+
+wide! {
+    /// [`BiasAct::apply`], as wide as the CPU allows.
+    fn bias_act(op: &BiasAct, values: &mut [f32]) {
+        op.apply(values)
+    }
+}
+
+wide! {
+    /// Each row's softmax, in place, as wide as the CPU allows.
+    fn softmax(values: &mut [f32], width: usize) {
+        softmax_rows(values, width)
+    }
 }
 
 /// `map` of each value of `row` folded by `fold` in 8 lanes side by side, then the lanes folded

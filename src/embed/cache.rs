@@ -18,7 +18,7 @@ use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 
 /// The file's format, and the encoder's arithmetic: the number goes up when either changes, so
 /// that vectors of an older build are not mixed with this one's.
-const MAGIC: &[u8; 8] = b"TMEMBED2";
+const MAGIC: &[u8; 8] = b"TMEMBED3";
 /// Magic, the model's SHA-256 (hex), dims (u32) and count (u64).
 const HEADER: usize = 8 + 64 + 4 + 8;
 

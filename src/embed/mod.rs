@@ -20,6 +20,7 @@
 
 pub mod bert;
 pub mod cache;
+mod dense;
 pub mod distill;
 pub mod encoder;
 pub mod folder;
