@@ -10,8 +10,10 @@
 //! and the layer norm are one pass too, and so is the softmax. The GELU's erf is a rational
 //! approximation (the one XLA and Eigen use), within 5e-7 of the true erf, and the softmax's
 //! exp Cephes' polynomial, within 2.5e-7: both branch-free, so their loops vectorise, and
-//! compiled for AVX2 too, chosen at run time. docs/benchmarks.md has the speed. The weights and their names are BERT's, loaded from the same
-//! safetensors file; the forward pass is tested against sentence-transformers' own example.
+//! compiled for AVX-512 and AVX2 too, chosen at run time (`wide!`). The dense products are
+//! [`Dense`]'s (`dense.rs`). docs/benchmarks.md has the speed. The weights and their names are
+//! BERT's, loaded from the same safetensors file; the forward pass is tested against
+//! sentence-transformers' own example.
 
 use super::dense::Dense;
 use candle_core::{CpuStorage, InplaceOp1, InplaceOp2, Layout, Result, Tensor};
