@@ -247,7 +247,8 @@ fn values<'a>(storage: &'a mut CpuStorage, layout: &Layout) -> Result<&'a mut [f
     }
 }
 
-fn values_of<'a>(storage: &'a CpuStorage, layout: &Layout) -> Result<&'a [f32]> {
+/// The contiguous `f32` values a tensor's layout covers, read only.
+pub(super) fn values_of<'a>(storage: &'a CpuStorage, layout: &Layout) -> Result<&'a [f32]> {
     let (start, end) = layout
         .contiguous_offsets()
         .ok_or_else(|| candle_core::Error::Msg("not contiguous".into()))?;

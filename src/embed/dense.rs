@@ -21,18 +21,20 @@ const TILE_ROWS: usize = 12;
 /// Bytes of packed weights a group of panels holds (see [`Packed::tiles`]).
 const GROUP_BYTES: usize = 256 * 1024;
 
-/// A dense layer's weight `(k, m)` and optional bias `(m)`.
-pub struct Dense {
-    /// `(k, m)`, contiguous: the fallback's right-hand side.
-    weight: Tensor,
-    bias: Option<Tensor>,
-    /// The weight in panels, and the bias, for the AVX-512 kernel (None without AVX-512).
-    packed: Option<Packed>,
+/// A dense layer's weight `(k, m)` and optional bias `(m)`: packed for the AVX-512 kernel, or
+/// as candle tensors for its matmul (one or the other, never both).
+pub enum Dense {
+    Packed(Packed),
+    Candle {
+        /// `(k, m)`, contiguous: the right-hand side.
+        weight: Tensor,
+        bias: Option<Tensor>,
+    },
 }
 
-/// `W` in panels of [`PANEL`] columns: panel `j` holds rows `0..k` of columns
+/// `W` in panels of [`PANEL`] columns (the layer's only copy of it): panel `j` holds rows `0..k` of columns
 /// `32 j .. 32 j + 32`, one row after the other, zero beyond `m`.
-struct Packed {
+pub struct Packed {
     k: usize,
     m: usize,
     panels: Vec<f32>,
@@ -45,28 +47,22 @@ impl Dense {
     /// added here (leave it out when a later fused pass adds it).
     pub fn new(weight: &Tensor, bias: Option<Tensor>) -> Result<Dense> {
         let weight = weight.t()?.contiguous()?;
-        let packed = if avx512() {
-            let (k, m) = weight.dims2()?;
-            let w = weight.flatten_all()?.to_vec1::<f32>()?;
-            let b = match &bias {
-                Some(b) => b.to_vec1::<f32>()?,
-                None => vec![0.0; m],
-            };
-            Some(Packed::new(&w, &b, k, m))
-        } else {
-            None
+        if !avx512() {
+            return Ok(Dense::Candle { weight, bias });
+        }
+        let (k, m) = weight.dims2()?;
+        let b = match &bias {
+            Some(b) => b.to_vec1::<f32>()?,
+            None => vec![0.0; m],
         };
-        Ok(Dense {
-            weight,
-            bias,
-            packed,
-        })
+        let w = weight.flatten_all()?.to_vec1::<f32>()?;
+        Ok(Dense::Packed(Packed::new(&w, &b, k, m)))
     }
 
     /// `x W + bias` for `x` of shape `(n, k)`.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        match &self.packed {
-            Some(p) => {
+        match self {
+            Dense::Packed(p) => {
                 let (n, k) = x.dims2()?;
                 if k != p.k {
                     candle_core::bail!("dense product: {k} inputs for a {}-row weight", p.k);
@@ -74,20 +70,15 @@ impl Dense {
                 let x = x.contiguous()?;
                 let (storage, layout) = x.storage_and_layout();
                 let values = match &*storage {
-                    candle_core::Storage::Cpu(s) => {
-                        let (start, end) = layout
-                            .contiguous_offsets()
-                            .ok_or_else(|| candle_core::Error::Msg("not contiguous".into()))?;
-                        &s.as_slice::<f32>()?[start..end]
-                    }
+                    candle_core::Storage::Cpu(s) => super::bert::values_of(s, layout)?,
                     _ => candle_core::bail!("dense product: not on the CPU"),
                 };
                 let out = p.product(values, n);
                 Tensor::from_vec(out, (n, p.m), x.device())
             }
-            None => {
-                let y = x.matmul(&self.weight)?;
-                match &self.bias {
+            Dense::Candle { weight, bias } => {
+                let y = x.matmul(weight)?;
+                match bias {
                     Some(b) => y.broadcast_add(b),
                     None => Ok(y),
                 }
