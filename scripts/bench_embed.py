@@ -26,6 +26,7 @@ from pathlib import Path
 from benchlib import DEFAULT_BINARY, ROOT, die, log, need_file, resolve_arg_path
 
 MODES = {
+    "default": [],
     "tfidf": ["cluster.features=tfidf"],
     "embedding": ["cluster.features=embedding"],
     "both": ["cluster.features=both"],

@@ -170,6 +170,84 @@ fn issue_37_a_run_on_sentence_vectors_reruns_from_its_cache_and_assign_agrees() 
     assign_reproduces(&first, &tmp.path().join("again"));
 }
 
+/// Runs `pipeline` into `out`, and returns its stderr and the features model.json saved.
+fn run_features(pipeline: &Path, out: &Path) -> (String, String) {
+    let o = bin()
+        .args([
+            "run",
+            pipeline.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let saved: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("model.json")).unwrap()).unwrap();
+    let features = saved["embedding"]["features"].as_str().unwrap().to_string();
+    (stderr(&o), features)
+}
+
+#[test]
+fn issue_37_the_default_features_follow_the_documents_length() {
+    let Some(model) = model_dir("issue_37_the_default_features_follow_the_documents_length") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let with_model = format!(
+        "[embed]\nmodel = {:?}\n[output]\ndir = {:?}\n",
+        model.display().to_string(),
+        tmp.path().join("root").display().to_string()
+    );
+    // The fixture's papers are a title and one sentence: short, so sentence vectors alone.
+    let short = csv_pipeline(tmp.path(), &with_model);
+    let (log, features) = run_features(&short, &tmp.path().join("short"));
+    assert_eq!(features, "embedding");
+    assert!(
+        log.contains("; features embedding (the default: a median document of"),
+        "{log}"
+    );
+    assert!(log.contains("terms, under 20)"), "{log}");
+
+    // The same papers, each followed by the other abstracts of its topic: long, so both
+    // (with the repeated sentences kept, which cleaning would take as boilerplate).
+    let (header, rows) = read_csv(&fixture("papers.csv"));
+    let quoted = |row: &[String]| -> String {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|c| format!("\"{}\"", c.replace('"', "\"\"")))
+            .collect();
+        cells.join(",") + "\n"
+    };
+    let mut long = quoted(&header);
+    for row in &rows {
+        let mut longer = row.clone();
+        for other in rows.iter().filter(|o| o[4] == row[4] && o[0] != row[0]) {
+            longer[3] = format!("{} {}", longer[3], other[3]);
+        }
+        long.push_str(&quoted(&longer));
+    }
+    fs::write(tmp.path().join("long.csv"), long).unwrap();
+    let body = fs::read_to_string(&short).unwrap().replace(
+        &format!("{:?}", fixture("papers.csv").display().to_string()),
+        &format!("{:?}", tmp.path().join("long.csv").display().to_string()),
+    ) + "[clean]\nboilerplate = false\n";
+    let long = pipeline(tmp.path(), "long.toml", &body);
+    let (log, features) = run_features(&long, &tmp.path().join("long"));
+    assert_eq!(features, "both");
+    assert!(
+        log.contains("; features both (the default: a median document of"),
+        "{log}"
+    );
+    assert!(log.contains("terms, at least 20)"), "{log}");
+
+    // Features given are kept, and the line does not call them a default.
+    let given = csv_pipeline(tmp.path(), &format!("features = \"both\"\n{with_model}"));
+    let (log, features) = run_features(&given, &tmp.path().join("given"));
+    assert_eq!(features, "both");
+    assert!(!log.contains("the default"), "{log}");
+}
+
 /// `assign` of the fixture with the model in `fit` (into `again`) gives every document the
 /// fit's topic and distance.
 fn assign_reproduces(fit: &Path, again: &Path) {

@@ -55,6 +55,15 @@ impl FeatureSpace {
         }
     }
 
+    /// The name `[cluster] features` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FeatureSpace::Tfidf => "tfidf",
+            FeatureSpace::Embedding => "embedding",
+            FeatureSpace::Both => "both",
+        }
+    }
+
     /// Whether the sentence model runs.
     pub fn embeds(self) -> bool {
         self != FeatureSpace::Tfidf
@@ -99,6 +108,10 @@ pub const DEFAULT_BATCH: usize = 32;
 pub const DEFAULT_WEIGHT: f32 = 0.75;
 /// Default cap of the vector cache, in MiB.
 pub const DEFAULT_CACHE_MIB: usize = 512;
+/// With a model and no `features`, documents whose median TF-IDF row has fewer terms than
+/// this are clustered on their sentence vectors alone (`embedding`), longer ones on `both`
+/// (the choice measured best on the labelled sets of docs/benchmarks.md).
+pub const SHORT_FEATURES: usize = 20;
 
 /// `[embed]`'s parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,7 +134,8 @@ impl Default for EmbedParams {
 }
 
 impl EmbedParams {
-    /// No model; features `tfidf` (with a model, `both`); method `transformer` (`static`
+    /// No model; features `tfidf` (with a model, chosen by the documents' length: see
+    /// [`EmbedValidParams::for_documents`]); method `transformer` (`static`
     /// keeps 128 dimensions); weight 0.75; batches of 32 texts; the model's own longest input; a
     /// cache of at most 512 MiB.
     pub fn new() -> Self {
@@ -222,6 +236,7 @@ impl EmbedParams {
         };
         Ok(EmbedValidParams {
             features,
+            by_length: self.features.is_none() && features.embeds(),
             method: self.method,
             static_dims: self.static_dims,
             model_sha256: folder.as_ref().map(|f| f.weights_sha256.clone()),
@@ -238,6 +253,8 @@ impl EmbedParams {
 #[derive(Debug, Clone, Serialize)]
 pub struct EmbedValidParams {
     pub features: FeatureSpace,
+    /// No `features` was given with a model: [`EmbedValidParams::for_documents`] chooses them.
+    pub by_length: bool,
     pub method: EmbedMethod,
     pub static_dims: usize,
     #[serde(skip)]
@@ -256,6 +273,24 @@ impl EmbedValidParams {
     /// features with `method = "transformer"`).
     pub fn reads_texts(&self) -> bool {
         self.features.embeds() && self.method == EmbedMethod::Transformer
+    }
+
+    /// The features for these documents (their TF-IDF rows): the given ones, or by default
+    /// `embedding` when the median document has fewer than [`SHORT_FEATURES`] terms (titles,
+    /// snippets: few words shared within a topic) and `both` otherwise (abstracts, news: the
+    /// words add what the sentence model's truncated input misses). With the median's length.
+    pub fn for_documents(&self, rows: &crate::vectorize::CsrMatrix) -> (FeatureSpace, usize) {
+        let mut lengths: Vec<usize> = rows.rows().map(|(ids, _)| ids.len()).collect();
+        let median = match lengths.len() {
+            0 => 0,
+            n => *lengths.select_nth_unstable(n / 2).1,
+        };
+        let features = match (self.by_length, median < SHORT_FEATURES) {
+            (false, _) => self.features,
+            (true, true) => FeatureSpace::Embedding,
+            (true, false) => FeatureSpace::Both,
+        };
+        (features, median)
     }
 
     /// Whether the features leave the sentence model out (`tfidf`).
@@ -474,5 +509,33 @@ mod tests {
         assert!(err.to_string().contains("/nonexistent/model"), "{err}");
         let err = EmbedParams::new().weight(1.5).check().unwrap_err();
         assert!(matches!(err, EmbedError::Weight(_)));
+    }
+
+    /// Rows of the given lengths (distinct columns from 0), 40 columns wide.
+    fn rows_of(lengths: &[usize]) -> crate::vectorize::CsrMatrix {
+        let mut indptr = vec![0];
+        let mut indices = Vec::new();
+        for &n in lengths {
+            indices.extend(0..n as u32);
+            indptr.push(indices.len());
+        }
+        let data = vec![1.0; indices.len()];
+        crate::vectorize::CsrMatrix::new(40, indptr, indices, data).unwrap()
+    }
+
+    #[test]
+    fn the_default_features_follow_the_median_length_and_given_ones_stay() {
+        let mut params = EmbedParams::new().check().unwrap();
+        assert!(!params.by_length, "no model: tfidf, not chosen by length");
+        let short = rows_of(&[3, 30, 7, 8, 35]);
+        let long = rows_of(&[3, 30, 25, 8, 35]);
+        assert_eq!(params.for_documents(&short), (FeatureSpace::Tfidf, 8));
+        params.by_length = true;
+        assert_eq!(params.for_documents(&short), (FeatureSpace::Embedding, 8));
+        assert_eq!(params.for_documents(&long), (FeatureSpace::Both, 25));
+        let edge = rows_of(&[SHORT_FEATURES; 3]);
+        assert_eq!(params.for_documents(&edge).0, FeatureSpace::Both);
+        let edge = rows_of(&[SHORT_FEATURES - 1; 3]);
+        assert_eq!(params.for_documents(&edge).0, FeatureSpace::Embedding);
     }
 }

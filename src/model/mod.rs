@@ -104,15 +104,16 @@ pub struct SavedEmbedding {
 }
 
 impl SavedEmbedding {
-    /// What a fit with `params` saves (none for `tfidf` features), with its static table.
+    /// What a fit with `params` and the `features` it clustered saves (none for `tfidf` features), with its static table.
     pub fn of(
         params: &crate::embed::EmbedValidParams,
+        features: crate::embed::FeatureSpace,
         table: Option<crate::embed::StaticTable>,
     ) -> Option<SavedEmbedding> {
         let folder = params.folder.as_ref()?;
         Some(SavedEmbedding {
             dims: table.as_ref().map_or(folder.dims(), |t| t.dims),
-            features: params.features,
+            features,
             method: params.method,
             table,
             weight: params.weight,

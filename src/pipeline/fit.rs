@@ -14,7 +14,7 @@ use crate::describe::matching::{self, DriftRow, PreviousTopics};
 use crate::describe::similarity;
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, TopicSummary};
-use crate::embed::StaticTable;
+use crate::embed::{StaticTable, SHORT_FEATURES};
 use crate::evaluate::{self, Metrics, Scored};
 use crate::ingest::Corpus;
 use crate::layout;
@@ -273,6 +273,7 @@ fn features(
         false => Vec::new(),
     };
     let cache = settings.output.dir.join("cache");
+    let (space, median) = params.for_documents(tfidf.matrix());
     let (sentences, _, table) = progress.stage(
         "embed",
         |bar| {
@@ -286,11 +287,25 @@ fn features(
                 bar,
             )
         },
-        embed_detail,
+        |done| {
+            let mut line = embed_detail(done);
+            if params.by_length {
+                line.push_str(&format!(
+                    "; features {} (the default: a median document of {median} terms, {} {})",
+                    space.name(),
+                    if median < SHORT_FEATURES {
+                        "under"
+                    } else {
+                        "at least"
+                    },
+                    SHORT_FEATURES
+                ));
+            }
+            line
+        },
     )?;
-    let vectors =
-        crate::embed::combine(params.features, params.weight, lsa, Some(sentences.view()));
-    Ok((vectors, SavedEmbedding::of(params, table)))
+    let vectors = crate::embed::combine(space, params.weight, lsa, Some(sentences.view()));
+    Ok((vectors, SavedEmbedding::of(params, space, table)))
 }
 
 /// The embed stage's line: how many documents ran through the model, how many came from the
