@@ -383,13 +383,12 @@ macro_rules! wide {
                 unsafe fn avx2($($arg: $ty),*) {
                     body($($arg),*)
                 }
-                if std::arch::is_x86_feature_detected!("avx512f") {
+                match super::dense::simd() {
                     // SAFETY: the CPU has AVX-512.
-                    return unsafe { avx512($($arg),*) };
-                }
-                if std::arch::is_x86_feature_detected!("avx2") {
+                    super::dense::Simd::Avx512 => return unsafe { avx512($($arg),*) },
                     // SAFETY: the CPU has AVX2.
-                    return unsafe { avx2($($arg),*) };
+                    super::dense::Simd::Avx2 => return unsafe { avx2($($arg),*) },
+                    super::dense::Simd::Base => {}
                 }
             }
             body($($arg),*)

@@ -1,27 +1,96 @@
-//! The encoder's dense products `x W (+ bias)`: on CPUs with AVX-512, a kernel of our own over
-//! weights packed once when the model loads; elsewhere candle's matmul.
+//! The encoder's dense products `x W (+ bias)`: on CPUs with AVX-512 or AVX2 and FMA, a kernel
+//! of our own over weights packed once when the model loads; elsewhere candle's matmul.
 //!
 //! Why: these products are nearly all of the transformer's time (three quarters of it on short
 //! texts). candle's matmul (the gemm crate) uses AVX2 at most on a stable compiler (its AVX-512
 //! kernels sit behind its `nightly` feature), packs the weights again for every product and
 //! zero-fills every output before writing it. Here the weights are laid out once in panels of
-//! 32 columns, each output tile is 12 rows by 32 columns in 24 AVX-512 registers, and the output
-//! is written once.
+//! two registers' width (32 columns with AVX-512, 16 with AVX2), each output tile is held in
+//! registers (12 rows by 32 columns in 24 of AVX-512's 32; 6 rows by 16 columns in 12 of AVX2's
+//! 16), and the output is written once.
 //!
 //! Every output value is one chain of fused multiply-adds over `k` in order, started at its
 //! column's bias (or 0), whatever its row's place in the batch: so a text's vector does not
-//! depend on the batch it ran in (the encoder's test checks the bits).
+//! depend on the batch it ran in (the encoder's test checks the bits), nor on which of the two
+//! kernels ran.
 
 use candle_core::{Result, Tensor};
 
-/// Columns in a packed panel: two AVX-512 registers.
-const PANEL: usize = 32;
-/// Rows in an output tile: 12 rows by 2 registers is 24 accumulators of the 32 registers.
-const TILE_ROWS: usize = 12;
 /// Bytes of packed weights a group of panels holds (see [`Packed::tiles`]).
 const GROUP_BYTES: usize = 256 * 1024;
 
-/// A dense layer's weight `(k, m)` and optional bias `(m)`: packed for the AVX-512 kernel, or
+/// The widest vector instructions this CPU runs (ordered: each level has the ones below).
+/// `TOPICMAP_DEBUG_SIMD=avx2` or `=base` lowers it, to measure what a CPU without AVX-512 (or
+/// without AVX2) gets on this one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Simd {
+    Base,
+    /// AVX2 with FMA.
+    Avx2,
+    Avx512,
+}
+
+/// The level the encoder's kernels use, found once.
+pub(super) fn simd() -> Simd {
+    static LEVEL: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        let cpu = cpu_simd();
+        match std::env::var("TOPICMAP_DEBUG_SIMD").as_deref() {
+            Ok("avx2") => cpu.min(Simd::Avx2),
+            Ok("base") => Simd::Base,
+            _ => cpu,
+        }
+    })
+}
+
+fn cpu_simd() -> Simd {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return Simd::Avx512;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            return Simd::Avx2;
+        }
+    }
+    Simd::Base
+}
+
+/// One output tile's kernel (see [`tile512`]).
+type TileFn = unsafe fn(*const f32, usize, *const f32, *const f32, *mut f32, usize, usize, usize);
+
+/// A kernel: its panel width, its tile's rows, and the tile function.
+#[derive(Clone, Copy)]
+struct Kernel {
+    panel: usize,
+    rows: usize,
+    #[cfg(target_arch = "x86_64")]
+    tile: TileFn,
+}
+
+impl Kernel {
+    /// The kernel for `simd`, if there is one.
+    fn of(simd: Simd) -> Option<Kernel> {
+        match simd {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 => Some(Kernel {
+                panel: 32,
+                rows: 12,
+                tile: tile512,
+            }),
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => Some(Kernel {
+                panel: 16,
+                rows: 6,
+                tile: tile256,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A dense layer's weight `(k, m)` and optional bias `(m)`: packed for our kernel, or
 /// as candle tensors for its matmul (one or the other, never both).
 pub enum Dense {
     Packed(Packed),
@@ -32,9 +101,10 @@ pub enum Dense {
     },
 }
 
-/// `W` in panels of [`PANEL`] columns (the layer's only copy of it): panel `j` holds rows `0..k` of columns
-/// `32 j .. 32 j + 32`, one row after the other, zero beyond `m`.
+/// `W` in panels of the kernel's width `w` (the layer's only copy of it): panel `j` holds rows
+/// `0..k` of columns `w j .. w j + w`, one row after the other, zero beyond `m`.
 pub struct Packed {
+    kernel: Kernel,
     k: usize,
     m: usize,
     panels: Vec<f32>,
@@ -47,16 +117,16 @@ impl Dense {
     /// added here (leave it out when a later fused pass adds it).
     pub fn new(weight: &Tensor, bias: Option<Tensor>) -> Result<Dense> {
         let weight = weight.t()?.contiguous()?;
-        if !avx512() {
+        let Some(kernel) = Kernel::of(simd()) else {
             return Ok(Dense::Candle { weight, bias });
-        }
+        };
         let (k, m) = weight.dims2()?;
         let b = match &bias {
             Some(b) => b.to_vec1::<f32>()?,
             None => vec![0.0; m],
         };
         let w = weight.flatten_all()?.to_vec1::<f32>()?;
-        Ok(Dense::Packed(Packed::new(&w, &b, k, m)))
+        Ok(Dense::Packed(Packed::new(kernel, &w, &b, k, m)))
     }
 
     /// `x W + bias` for `x` of shape `(n, k)`.
@@ -87,31 +157,21 @@ impl Dense {
     }
 }
 
-/// Whether this CPU runs the AVX-512 kernel.
-fn avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 impl Packed {
-    fn new(w: &[f32], bias: &[f32], k: usize, m: usize) -> Packed {
-        let count = m.div_ceil(PANEL);
-        let mut panels = vec![0.0; count * k * PANEL];
-        for (j, panel) in panels.chunks_exact_mut(k * PANEL).enumerate() {
-            let cols = (m - j * PANEL).min(PANEL);
-            for (p, row) in panel.chunks_exact_mut(PANEL).enumerate() {
-                row[..cols].copy_from_slice(&w[p * m + j * PANEL..][..cols]);
+    fn new(kernel: Kernel, w: &[f32], bias: &[f32], k: usize, m: usize) -> Packed {
+        let width = kernel.panel;
+        let count = m.div_ceil(width);
+        let mut panels = vec![0.0; count * k * width];
+        for (j, panel) in panels.chunks_exact_mut(k * width).enumerate() {
+            let cols = (m - j * width).min(width);
+            for (p, row) in panel.chunks_exact_mut(width).enumerate() {
+                row[..cols].copy_from_slice(&w[p * m + j * width..][..cols]);
             }
         }
-        let mut padded = vec![0.0; count * PANEL];
+        let mut padded = vec![0.0; count * width];
         padded[..m].copy_from_slice(bias);
         Packed {
+            kernel,
             k,
             m,
             panels,
@@ -121,36 +181,34 @@ impl Packed {
 
     /// `x W + bias` for `x`, `n` rows of `k` values one after the other.
     fn product(&self, x: &[f32], n: usize) -> Vec<f32> {
-        let k = self.k;
+        let (k, tile_rows) = (self.k, self.kernel.rows);
         assert_eq!(x.len(), n * k);
-        // The rows in blocks of TILE_ROWS, each block column after column (zero rows pad the
-        // last), so that a tile reads its left-hand side from one pointer.
-        let blocks = n.div_ceil(TILE_ROWS);
+        // The rows in blocks of the tile's rows, each block column after column (zero rows pad
+        // the last), so that a tile reads its left-hand side from one pointer.
+        let blocks = n.div_ceil(tile_rows);
         let zeros = vec![0.0; k];
-        let mut a = Vec::<f32>::with_capacity(blocks * k * TILE_ROWS);
-        let spare = &mut a.spare_capacity_mut()[..blocks * k * TILE_ROWS];
-        for (b, block) in spare.chunks_exact_mut(k * TILE_ROWS).enumerate() {
-            let rows: [&[f32]; TILE_ROWS] = std::array::from_fn(|r| {
-                let i = b * TILE_ROWS + r;
-                if i < n {
-                    &x[i * k..][..k]
-                } else {
-                    &zeros[..]
-                }
-            });
-            for (p, column) in block.chunks_exact_mut(TILE_ROWS).enumerate() {
+        let mut a = Vec::<f32>::with_capacity(blocks * k * tile_rows);
+        let spare = &mut a.spare_capacity_mut()[..blocks * k * tile_rows];
+        for (b, block) in spare.chunks_exact_mut(k * tile_rows).enumerate() {
+            let rows: Vec<&[f32]> = (0..tile_rows)
+                .map(|r| match b * tile_rows + r {
+                    i if i < n => &x[i * k..][..k],
+                    _ => &zeros[..],
+                })
+                .collect();
+            for (p, column) in block.chunks_exact_mut(tile_rows).enumerate() {
                 for (value, row) in column.iter_mut().zip(&rows) {
                     value.write(row[p]);
                 }
             }
         }
-        // SAFETY: the loop above wrote every value of the first `blocks * k * TILE_ROWS`.
-        unsafe { a.set_len(blocks * k * TILE_ROWS) };
+        // SAFETY: the loop above wrote every value of the first `blocks * k * tile_rows`.
+        unsafe { a.set_len(blocks * k * tile_rows) };
         let mut out = Vec::<f32>::with_capacity(n * self.m);
-        // SAFETY: `avx512()` held when the weights were packed (`packed` is None otherwise);
-        // every tile reads a packed block and a panel within their lengths and writes only its
-        // own rows and columns of `out`, and the tiles cover all `n * m` values before the
-        // length is set.
+        // SAFETY: the kernel was chosen by `Kernel::of`, for instructions this CPU runs; every
+        // tile reads a packed block and a panel within their lengths and writes only its own
+        // rows and columns of `out`, and the tiles cover all `n * m` values before the length
+        // is set.
         #[cfg(target_arch = "x86_64")]
         unsafe {
             self.tiles(&a, n, out.as_mut_ptr());
@@ -162,24 +220,24 @@ impl Packed {
     /// The tiles, a group of panels at a time (the group's weights stay in the core's cache
     /// while every block of rows passes over them).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
     unsafe fn tiles(&self, a: &[f32], n: usize, out: *mut f32) {
         let (k, m) = (self.k, self.m);
-        let panels = m.div_ceil(PANEL);
-        let group = (GROUP_BYTES / (k * PANEL * 4)).max(1);
+        let Kernel { panel, rows, tile } = self.kernel;
+        let panels = m.div_ceil(panel);
+        let group = (GROUP_BYTES / (k * panel * 4)).max(1);
         for first in (0..panels).step_by(group) {
-            for (b, block) in a.chunks_exact(k * TILE_ROWS).enumerate() {
-                let rows = (n - b * TILE_ROWS).min(TILE_ROWS);
+            for (b, block) in a.chunks_exact(k * rows).enumerate() {
+                let live = (n - b * rows).min(rows);
                 for j in first..(first + group).min(panels) {
                     tile(
                         block.as_ptr(),
                         k,
-                        self.panels.as_ptr().add(j * k * PANEL),
-                        self.bias.as_ptr().add(j * PANEL),
-                        out.add(b * TILE_ROWS * m + j * PANEL),
+                        self.panels.as_ptr().add(j * k * panel),
+                        self.bias.as_ptr().add(j * panel),
+                        out.add(b * rows * m + j * panel),
                         m,
-                        rows,
-                        (m - j * PANEL).min(PANEL),
+                        live,
+                        (m - j * panel).min(panel),
                     );
                 }
             }
@@ -187,14 +245,13 @@ impl Packed {
     }
 }
 
-/// One output tile: a packed block of [`TILE_ROWS`] rows (`k` columns of them) times one
-/// panel, plus the bias, written to the first `rows` rows (`ldc` apart) of `c`, their first
-/// `cols` columns.
+/// One AVX-512 output tile: a packed block of 12 rows (`k` columns of them) times one panel of
+/// 32 columns, plus the bias, written to the first `rows` rows (`ldc` apart) of `c`, their
+/// first `cols` columns.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-#[inline]
 #[allow(clippy::too_many_arguments)]
-unsafe fn tile(
+unsafe fn tile512(
     a: *const f32,
     k: usize,
     panel: *const f32,
@@ -207,11 +264,11 @@ unsafe fn tile(
     use std::arch::x86_64::*;
     let b0 = _mm512_loadu_ps(bias);
     let b1 = _mm512_loadu_ps(bias.add(16));
-    let mut acc = [[b0, b1]; TILE_ROWS];
+    let mut acc = [[b0, b1]; 12];
     for p in 0..k {
-        let w0 = _mm512_loadu_ps(panel.add(p * PANEL));
-        let w1 = _mm512_loadu_ps(panel.add(p * PANEL + 16));
-        let column = a.add(p * TILE_ROWS);
+        let w0 = _mm512_loadu_ps(panel.add(p * 32));
+        let w1 = _mm512_loadu_ps(panel.add(p * 32 + 16));
+        let column = a.add(p * 12);
         for (r, acc) in acc.iter_mut().enumerate() {
             let v = _mm512_set1_ps(*column.add(r));
             acc[0] = _mm512_fmadd_ps(v, w0, acc[0]);
@@ -233,79 +290,154 @@ unsafe fn tile(
     }
 }
 
+/// One AVX2 output tile: as [`tile512`], with blocks of 6 rows and panels of 16 columns.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn tile256(
+    a: *const f32,
+    k: usize,
+    panel: *const f32,
+    bias: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    rows: usize,
+    cols: usize,
+) {
+    use std::arch::x86_64::*;
+    let b0 = _mm256_loadu_ps(bias);
+    let b1 = _mm256_loadu_ps(bias.add(8));
+    let mut acc = [[b0, b1]; 6];
+    for p in 0..k {
+        let w0 = _mm256_loadu_ps(panel.add(p * 16));
+        let w1 = _mm256_loadu_ps(panel.add(p * 16 + 8));
+        let column = a.add(p * 6);
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let v = _mm256_broadcast_ss(&*column.add(r));
+            acc[0] = _mm256_fmadd_ps(v, w0, acc[0]);
+            acc[1] = _mm256_fmadd_ps(v, w1, acc[1]);
+        }
+    }
+    for (r, acc) in acc.iter().enumerate().take(rows) {
+        let row = c.add(r * ldc);
+        if cols == 16 {
+            _mm256_storeu_ps(row, acc[0]);
+            _mm256_storeu_ps(row.add(8), acc[1]);
+        } else {
+            let mut part = [0.0f32; 16];
+            _mm256_storeu_ps(part.as_mut_ptr(), acc[0]);
+            _mm256_storeu_ps(part.as_mut_ptr().add(8), acc[1]);
+            std::ptr::copy_nonoverlapping(part.as_ptr(), row, cols);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every output against a plain `f64` product, whatever the rows' and columns' remainders.
-    #[test]
-    fn products_match_a_plain_product() -> Result<()> {
+    /// The kernels this CPU runs (with `None`, candle's matmul, always).
+    fn kernels() -> Vec<Option<Kernel>> {
+        let mut v = vec![None];
+        for level in [Simd::Avx2, Simd::Avx512] {
+            if cpu_simd() >= level {
+                v.push(Kernel::of(level));
+            } else {
+                eprintln!("not on this CPU: the {level:?} kernel");
+            }
+        }
+        v
+    }
+
+    /// `x W + b` by `kernel` (candle's matmul for `None`), `x` of `n` rows, `w` of `m` rows.
+    fn product(kernel: Option<Kernel>, x: &[f32], w: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+        let (m, k) = (b.len(), x.len() / n);
         let device = candle_core::Device::Cpu;
-        for (n, k, m) in [(1, 3, 5), (13, 7, 32), (25, 16, 70), (12, 384, 96)] {
+        let weight = Tensor::from_vec(w.to_vec(), (m, k), &device).unwrap();
+        let dense = match kernel {
+            Some(kernel) => {
+                let wt = weight.t().unwrap().contiguous().unwrap();
+                let wt = wt.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+                Dense::Packed(Packed::new(kernel, &wt, b, k, m))
+            }
+            None => Dense::Candle {
+                weight: weight.t().unwrap().contiguous().unwrap(),
+                bias: Some(Tensor::from_vec(b.to_vec(), m, &device).unwrap()),
+            },
+        };
+        let x = Tensor::from_vec(x.to_vec(), (n, k), &device).unwrap();
+        dense
+            .forward(&x)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap()
+    }
+
+    /// Every output of every kernel against a plain `f64` product, whatever the rows' and
+    /// columns' remainders; and our kernels give the same bits as each other.
+    #[test]
+    fn products_match_a_plain_product() {
+        for (n, k, m) in [
+            (1, 3, 5),
+            (13, 7, 32),
+            (25, 16, 70),
+            (12, 384, 96),
+            (7, 9, 21),
+        ] {
             let value = |i: usize, s: usize| ((i * s % 97) as f32 - 48.0) / 31.0;
             let x: Vec<f32> = (0..n * k).map(|i| value(i, 7)).collect();
             let w: Vec<f32> = (0..m * k).map(|i| value(i, 11)).collect();
             let b: Vec<f32> = (0..m).map(|i| value(i, 5)).collect();
-            let dense = Dense::new(
-                &Tensor::from_vec(w.clone(), (m, k), &device)?,
-                Some(Tensor::from_vec(b.clone(), m, &device)?),
-            )?;
-            let y = dense
-                .forward(&Tensor::from_vec(x.clone(), (n, k), &device)?)?
-                .flatten_all()?
-                .to_vec1::<f32>()?;
-            assert_eq!(y.len(), n * m);
-            for i in 0..n {
-                for j in 0..m {
-                    let exact: f64 = b[j] as f64
-                        + (0..k)
-                            .map(|p| x[i * k + p] as f64 * w[j * k + p] as f64)
-                            .sum::<f64>();
-                    let got = y[i * m + j] as f64;
-                    assert!(
-                        (got - exact).abs() <= 1e-4 * (1.0 + exact.abs()),
-                        "({n}, {k}, {m}) at ({i}, {j}): {got} against {exact}"
-                    );
+            let mut ours: Vec<Vec<f32>> = Vec::new();
+            for kernel in kernels() {
+                let y = product(kernel, &x, &w, &b, n);
+                assert_eq!(y.len(), n * m);
+                for i in 0..n {
+                    for j in 0..m {
+                        let exact: f64 = b[j] as f64
+                            + (0..k)
+                                .map(|p| x[i * k + p] as f64 * w[j * k + p] as f64)
+                                .sum::<f64>();
+                        let got = y[i * m + j] as f64;
+                        assert!(
+                            (got - exact).abs() <= 1e-4 * (1.0 + exact.abs()),
+                            "({n}, {k}, {m}) at ({i}, {j}): {got} against {exact}"
+                        );
+                    }
+                }
+                if kernel.is_some() {
+                    ours.push(y);
                 }
             }
+            for y in &ours[1..] {
+                assert!(y == &ours[0], "({n}, {k}, {m}): the kernels differ in bits");
+            }
         }
-        Ok(())
     }
 
-    /// A row's values do not depend on the other rows in the product: the same bits with the
-    /// AVX-512 kernel; with candle's matmul (no AVX-512 here), within rounding.
+    /// A row's values do not depend on the other rows in the product: the same bits with our
+    /// kernels; with candle's matmul, within rounding.
     #[test]
-    fn a_row_gives_the_same_bits_alone_and_in_a_batch() -> Result<()> {
-        if !avx512() {
-            eprintln!("no AVX-512 on this CPU: candle's matmul is checked within 1e-6 instead");
-        }
-        let device = candle_core::Device::Cpu;
+    fn a_row_gives_the_same_bits_alone_and_in_a_batch() {
         let (n, k, m) = (29, 40, 48);
         let x: Vec<f32> = (0..n * k).map(|i| (i as f32 * 0.37).sin()).collect();
         let w: Vec<f32> = (0..m * k).map(|i| (i as f32 * 0.11).cos()).collect();
-        let dense = Dense::new(&Tensor::from_vec(w, (m, k), &device)?, None)?;
-        let all = dense
-            .forward(&Tensor::from_vec(x.clone(), (n, k), &device)?)?
-            .to_vec2::<f32>()?;
-        for i in [0, 11, 12, 28] {
-            let one = dense
-                .forward(&Tensor::from_vec(
-                    x[i * k..][..k].to_vec(),
-                    (1, k),
-                    &device,
-                )?)?
-                .to_vec2::<f32>()?;
-            if avx512() {
-                assert_eq!(one[0], all[i], "row {i}");
-            } else {
-                for (a, b) in one[0].iter().zip(&all[i]) {
-                    assert!(
-                        (a - b).abs() <= 1e-6 * (1.0 + b.abs()),
-                        "row {i}: {a} against {b}"
-                    );
+        let b = vec![0.0; m];
+        for kernel in kernels() {
+            let all = product(kernel, &x, &w, &b, n);
+            for i in [0, 5, 6, 11, 12, 28] {
+                let one = product(kernel, &x[i * k..][..k], &w, &b, 1);
+                let row = &all[i * m..][..m];
+                if kernel.is_some() {
+                    assert!(one == row, "row {i}");
+                } else {
+                    for (a, b) in one.iter().zip(row) {
+                        assert!((a - b).abs() <= 1e-6 * (1.0 + b.abs()), "row {i}: {a}, {b}");
+                    }
                 }
             }
         }
-        Ok(())
     }
 }
