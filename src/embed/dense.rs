@@ -58,6 +58,7 @@ fn cpu_simd() -> Simd {
 }
 
 /// One output tile's kernel (see [`tile512`]).
+#[cfg(target_arch = "x86_64")]
 type TileFn = unsafe fn(*const f32, usize, *const f32, *const f32, *mut f32, usize, usize, usize);
 
 /// A kernel: its panel width, its tile's rows, and the tile function.
