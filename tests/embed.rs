@@ -107,14 +107,8 @@ fn issue_37_a_run_on_sentence_vectors_reruns_from_its_cache_and_assign_agrees() 
     let tmp = tempfile::tempdir().unwrap();
     let p = embedding_pipeline(tmp.path(), &model, "embedding");
     let first = tmp.path().join("first");
-    let o = bin()
-        .args(["run", p.to_str().unwrap(), "--out", first.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("18 texts embedded"), "{}", stderr(&o));
-    let saved: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(first.join("model.json")).unwrap()).unwrap();
+    let (log, saved) = run_saved(&p, &first);
+    assert!(log.contains("18 texts embedded"), "{log}");
     assert_eq!(saved["embedding"]["features"], "embedding");
     assert_eq!(
         saved["embedding"]["weights_sha256"],
@@ -172,6 +166,13 @@ fn issue_37_a_run_on_sentence_vectors_reruns_from_its_cache_and_assign_agrees() 
 
 /// Runs `pipeline` into `out`, and returns its stderr and the features model.json saved.
 fn run_features(pipeline: &Path, out: &Path) -> (String, String) {
+    let (log, saved) = run_saved(pipeline, out);
+    let features = saved["embedding"]["features"].as_str().unwrap().to_string();
+    (log, features)
+}
+
+/// Runs `pipeline` into `out`, and returns its stderr and the model.json it saved.
+fn run_saved(pipeline: &Path, out: &Path) -> (String, serde_json::Value) {
     let o = bin()
         .args([
             "run",
@@ -182,10 +183,8 @@ fn run_features(pipeline: &Path, out: &Path) -> (String, String) {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let saved: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(out.join("model.json")).unwrap()).unwrap();
-    let features = saved["embedding"]["features"].as_str().unwrap().to_string();
-    (stderr(&o), features)
+    let saved = serde_json::from_str(&fs::read_to_string(out.join("model.json")).unwrap());
+    (stderr(&o), saved.unwrap())
 }
 
 #[test]

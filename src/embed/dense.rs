@@ -18,6 +18,8 @@ use candle_core::{Result, Tensor};
 
 /// Bytes of packed weights a group of panels holds (see [`Packed::tiles`]).
 const GROUP_BYTES: usize = 256 * 1024;
+/// The most rows a kernel's tile has (AVX-512's 12).
+const MAX_TILE_ROWS: usize = 12;
 
 /// The widest vector instructions this CPU runs (ordered: each level has the ones below).
 /// `TOPICMAP_DEBUG_SIMD=avx2` or `=base` lowers it, to measure what a CPU without AVX-512 (or
@@ -191,12 +193,11 @@ impl Packed {
         let mut a = Vec::<f32>::with_capacity(blocks * k * tile_rows);
         let spare = &mut a.spare_capacity_mut()[..blocks * k * tile_rows];
         for (b, block) in spare.chunks_exact_mut(k * tile_rows).enumerate() {
-            let rows: Vec<&[f32]> = (0..tile_rows)
-                .map(|r| match b * tile_rows + r {
-                    i if i < n => &x[i * k..][..k],
-                    _ => &zeros[..],
-                })
-                .collect();
+            // The block's rows (the first `tile_rows` of `MAX_TILE_ROWS`: `zip` stops there).
+            let rows: [&[f32]; MAX_TILE_ROWS] = std::array::from_fn(|r| match b * tile_rows + r {
+                i if i < n => &x[i * k..][..k],
+                _ => &zeros[..],
+            });
             for (p, column) in block.chunks_exact_mut(tile_rows).enumerate() {
                 for (value, row) in column.iter_mut().zip(&rows) {
                     value.write(row[p]);
