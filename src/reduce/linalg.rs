@@ -19,7 +19,7 @@ use super::ReduceError;
 
 /// Rows per chunk in [`gram`] and [`mul_small`]; fixed so results never depend on threads.
 const CHUNK_ROWS: usize = 2048;
-/// Chunks summed sequentially per parallel task in [`gram`] (bounds the partials in memory).
+/// Chunks summed into one partial in [`gram`] before the partials are summed.
 const CHUNKS_PER_GROUP: usize = 16;
 
 /// Relative eigenvalue threshold below which a Gram direction counts as numerically absent
@@ -60,29 +60,35 @@ pub(crate) fn gaussian_matrix(rows: usize, cols: usize, seed: u64) -> Array2<f32
 }
 
 /// `a^T a` in `f64` for a tall `N x l` matrix, exactly symmetric.
+///
+/// The chunks' products are computed in parallel (one task per chunk, so a matrix of a few
+/// chunks still keeps every core busy), then summed in a fixed order: chunk by chunk within
+/// each group of [`CHUNKS_PER_GROUP`], then group by group. The order, not the threads, fixes
+/// every rounding, so the result is bit-identical whatever the number of threads. Groups are
+/// summed one batch at a time, so at most one batch of `l x l` products is held at once.
 pub(crate) fn gram(a: ArrayView2<f32>) -> Array2<f64> {
     let l = a.ncols();
     let n = a.nrows();
-    let group_rows = CHUNK_ROWS * CHUNKS_PER_GROUP;
-    let n_groups = n.div_ceil(group_rows);
-    let partials: Vec<Array2<f64>> = (0..n_groups)
-        .into_par_iter()
-        .map(|g| {
-            let mut acc = Array2::<f64>::zeros((l, l));
-            let end = ((g + 1) * group_rows).min(n);
-            let mut start = g * group_rows;
-            while start < end {
-                let stop = (start + CHUNK_ROWS).min(end);
-                let chunk = a.slice(s![start..stop, ..]).mapv(f64::from);
-                acc += &chunk.t().dot(&chunk);
-                start = stop;
-            }
-            acc
-        })
-        .collect();
+    let n_chunks = n.div_ceil(CHUNK_ROWS);
+    let group_product = |g: usize| -> Array2<f64> {
+        let chunks = g * CHUNKS_PER_GROUP..((g + 1) * CHUNKS_PER_GROUP).min(n_chunks);
+        let products: Vec<Array2<f64>> = chunks
+            .into_par_iter()
+            .map(|c| {
+                let stop = ((c + 1) * CHUNK_ROWS).min(n);
+                let chunk = a.slice(s![c * CHUNK_ROWS..stop, ..]).mapv(f64::from);
+                chunk.t().dot(&chunk)
+            })
+            .collect();
+        let mut acc = Array2::<f64>::zeros((l, l));
+        for p in &products {
+            acc += p;
+        }
+        acc
+    };
     let mut g = Array2::<f64>::zeros((l, l));
-    for p in &partials {
-        g += p;
+    for group in 0..n_chunks.div_ceil(CHUNKS_PER_GROUP) {
+        g += &group_product(group);
     }
     symmetrize(&mut g);
     g
