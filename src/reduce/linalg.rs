@@ -19,7 +19,7 @@ use super::ReduceError;
 
 /// Rows per chunk in [`gram`] and [`mul_small`]; fixed so results never depend on threads.
 const CHUNK_ROWS: usize = 2048;
-/// Chunks summed into one partial in [`gram`] before the partials are summed.
+/// Chunks summed into one partial in [`GramSum`] before the partials are summed.
 const CHUNKS_PER_GROUP: usize = 16;
 
 /// Relative eigenvalue threshold below which a Gram direction counts as numerically absent
@@ -59,39 +59,80 @@ pub(crate) fn gaussian_matrix(rows: usize, cols: usize, seed: u64) -> Array2<f32
     Array2::from_shape_vec((rows, cols), data).expect("length matches rows * cols")
 }
 
-/// `a^T a` in `f64` for a tall `N x l` matrix, exactly symmetric.
-///
-/// The chunks' products are computed in parallel (one task per chunk, so a matrix of a few
-/// chunks still keeps every core busy), then summed in a fixed order: chunk by chunk within
-/// each group of [`CHUNKS_PER_GROUP`], then group by group. The order, not the threads, fixes
-/// every rounding, so the result is bit-identical whatever the number of threads. Groups are
-/// summed one batch at a time, so at most one batch of `l x l` products is held at once.
+/// `a^T a` in `f64` for a tall `N x l` matrix, exactly symmetric (see [`GramSum`]).
 pub(crate) fn gram(a: ArrayView2<f32>) -> Array2<f64> {
-    let l = a.ncols();
-    let n = a.nrows();
-    let n_chunks = n.div_ceil(CHUNK_ROWS);
-    let group_product = |g: usize| -> Array2<f64> {
-        let chunks = g * CHUNKS_PER_GROUP..((g + 1) * CHUNKS_PER_GROUP).min(n_chunks);
-        let products: Vec<Array2<f64>> = chunks
-            .into_par_iter()
-            .map(|c| {
-                let stop = ((c + 1) * CHUNK_ROWS).min(n);
-                let chunk = a.slice(s![c * CHUNK_ROWS..stop, ..]).mapv(f64::from);
-                chunk.t().dot(&chunk)
-            })
-            .collect();
-        let mut acc = Array2::<f64>::zeros((l, l));
-        for p in &products {
-            acc += p;
+    let mut sum = GramSum::new(a.ncols());
+    sum.add(a);
+    sum.finish()
+}
+
+/// `a^T a` in `f64` of a tall matrix `a` given as consecutive blocks of rows, exactly
+/// symmetric: the randomized SVD sums the Gram matrix of `X Z` one block at a time, as the
+/// product is made, instead of holding it whole.
+///
+/// The rows are cut into chunks of [`CHUNK_ROWS`]; the chunks' products are computed in
+/// parallel (one task per chunk, so a few chunks still keep every core busy), then summed in a
+/// fixed order: chunk by chunk within each group of [`CHUNKS_PER_GROUP`], then group by group.
+/// The order, not the threads, fixes every rounding, so the result is bit-identical whatever
+/// the number of threads, and whatever the blocks, as long as every block but the last is a
+/// whole number of chunks ([`GramSum::BLOCK_ROWS`] is). At most a group's products are held at
+/// once.
+pub(crate) struct GramSum {
+    total: Array2<f64>,
+    group: Array2<f64>,
+    /// Chunks summed into `group` so far.
+    in_group: usize,
+}
+
+impl GramSum {
+    /// Rows per block that keep [`GramSum`]'s sums the same as over the whole matrix.
+    pub(crate) const BLOCK_ROWS: usize = 4 * CHUNK_ROWS;
+
+    pub(crate) fn new(l: usize) -> GramSum {
+        GramSum {
+            total: Array2::zeros((l, l)),
+            group: Array2::zeros((l, l)),
+            in_group: 0,
         }
-        acc
-    };
-    let mut g = Array2::<f64>::zeros((l, l));
-    for group in 0..n_chunks.div_ceil(CHUNKS_PER_GROUP) {
-        g += &group_product(group);
     }
-    symmetrize(&mut g);
-    g
+
+    /// Adds the rows of `a`, the next block of the matrix.
+    pub(crate) fn add(&mut self, a: ArrayView2<f32>) {
+        let n = a.nrows();
+        let chunks: Vec<usize> = (0..n.div_ceil(CHUNK_ROWS)).collect();
+        for batch in chunks.chunks(CHUNKS_PER_GROUP) {
+            let products: Vec<Array2<f64>> = batch
+                .par_iter()
+                .map(|&c| {
+                    let stop = ((c + 1) * CHUNK_ROWS).min(n);
+                    let chunk = a.slice(s![c * CHUNK_ROWS..stop, ..]).mapv(f64::from);
+                    chunk.t().dot(&chunk)
+                })
+                .collect();
+            for p in &products {
+                self.group += p;
+                self.in_group += 1;
+                if self.in_group == CHUNKS_PER_GROUP {
+                    self.close_group();
+                }
+            }
+        }
+    }
+
+    fn close_group(&mut self) {
+        self.total += &self.group;
+        self.group.fill(0.0);
+        self.in_group = 0;
+    }
+
+    /// The Gram matrix of all the rows added.
+    pub(crate) fn finish(mut self) -> Array2<f64> {
+        if self.in_group > 0 {
+            self.close_group();
+        }
+        symmetrize(&mut self.total);
+        self.total
+    }
 }
 
 /// `a^T b` in `f64` for two tall matrices with the same number of rows.
@@ -247,6 +288,24 @@ mod tests {
     use super::*;
     use approx::assert_abs_diff_eq;
     use ndarray::array;
+
+    #[test]
+    fn a_gram_matrix_summed_by_blocks_is_the_whole_ones_bit_for_bit() {
+        // 40 chunks: more than one group of chunks, and a short last chunk.
+        let n = 40 * CHUNK_ROWS - 100;
+        let a = Array2::from_shape_fn((n, 6), |(i, j)| ((i * 7 + j * 13) % 31) as f32 / 7.0 - 2.0);
+        let whole = gram(a.view());
+        let mut by_blocks = GramSum::new(6);
+        for start in (0..n).step_by(GramSum::BLOCK_ROWS) {
+            let stop = (start + GramSum::BLOCK_ROWS).min(n);
+            by_blocks.add(a.slice(s![start..stop, ..]));
+        }
+        assert_eq!(by_blocks.finish(), whole);
+        let direct = a.mapv(f64::from).t().dot(&a.mapv(f64::from));
+        for (g, d) in whole.iter().zip(direct.iter()) {
+            assert!((g - d).abs() <= 1e-9 * d.abs().max(1.0), "{g} against {d}");
+        }
+    }
 
     #[test]
     fn gaussian_moments_are_standard() {

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::linalg::{
     all_finite, column_variances, eigh_desc, flip_columns, gaussian_matrix, gram, mul_small,
-    whitening,
+    whitening, GramSum,
 };
 use super::ReduceError;
 use crate::vectorize::csr::CsrMatrix;
@@ -131,20 +131,12 @@ pub(crate) fn fit_lsa(
     let (n, m) = (x.n_rows(), x.n_cols());
     let l = dims.saturating_add(n_oversamples).min(n).min(m);
 
-    // 1-2. Range finder on the feature side.
+    // 1-2. Range finder on the feature side. `X Z` is never held whole: each product
+    // `X^T (X Z)` is made block by block of rows (bit-identical to making `X Z` first).
     let mut z = gaussian_matrix(m, l, seed);
-    // One `n x l` buffer serves every `X Z` (fresh ones cost page faults each round); it is
-    // reallocated only if whitening drops null directions and `Z` narrows.
-    let mut y = Array2::<f32>::zeros((n, l));
-    let x_times = |z: &Array2<f32>, y: &mut Array2<f32>| {
-        if y.ncols() != z.ncols() {
-            *y = Array2::zeros((n, z.ncols()));
-        }
-        x.dot_dense_into(z.view(), y);
-    };
+    let block = GramSum::BLOCK_ROWS;
     for _ in 0..n_iter {
-        x_times(&z, &mut y);
-        let w = x.t_dot_dense(y.view());
+        let w = x.t_dot_dot_dense(z.view(), block, |_| {});
         if !all_finite(w.view()) {
             return Err(ReduceError::NonFinite);
         }
@@ -152,17 +144,19 @@ pub(crate) fn fit_lsa(
         z = mul_small(w.view(), &t);
     }
 
-    // 3. Y = X Z and its whitening T (Q = Y T orthonormal).
-    x_times(&z, &mut y);
+    // 3-4. Y = X Z, its Gram matrix summed block by block, and W = X^T Y; then Y's whitening
+    // T (Q = Y T orthonormal), and B B^T = T^T (W^T W) T.
+    let mut gram_y = GramSum::new(z.ncols());
+    let mut y_finite = true;
+    let w = x.t_dot_dot_dense(z.view(), block, |y| {
+        y_finite &= all_finite(y);
+        gram_y.add(y);
+    });
     drop(z);
-    if !all_finite(y.view()) {
+    if !y_finite {
         return Err(ReduceError::NonFinite);
     }
-    let t = whitening(&gram(y.view()))?;
-
-    // 4. W = X^T Y; B B^T = T^T (W^T W) T.
-    let w = x.t_dot_dense(y.view());
-    drop(y);
+    let t = whitening(&gram_y.finish())?;
     if !all_finite(w.view()) {
         return Err(ReduceError::NonFinite);
     }
