@@ -22,7 +22,6 @@ pub(crate) use files::sha256_hex;
 pub use files::{check_text, map_checked, read_checked, FileBytes};
 pub use ids::Ids;
 pub use input::{FilterSpec, InputFormat, InputSpec, OnBadDocument};
-use rayon::prelude::*;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 pub use time::{PeriodUnit, TimeError, TimeValue};
@@ -149,33 +148,28 @@ pub struct Corpus {
     pub has_label: bool,
 }
 
-impl Corpus {
-    /// Cuts every document's text to its first `max_chars` characters and frees the rest. Used
-    /// once the tokens hold what the analysis needs, so the text (most of a corpus's memory) is
-    /// not kept through clustering only to show snippets.
-    pub fn shorten_texts(&mut self, max_chars: usize) {
-        // All snippets are made while every full text is still alive, so none lands in a freed
-        // text; then the texts are freed together and their pages (they were allocated side by
-        // side, see `table::read`) go back to the system. Shrinking each text in place would
-        // leave a hole after every snippet instead.
-        let snippets: Vec<Option<String>> = self
-            .documents
-            .par_iter()
-            .map(|d| {
-                let (cut, _) = d.text.char_indices().nth(max_chars)?;
-                Some(d.text[..cut].to_string())
-            })
-            .collect();
-        self.documents
-            .par_iter_mut()
-            .zip(snippets)
-            .for_each(|(d, s)| {
-                if let Some(s) = s {
-                    d.text = s;
-                }
-            });
+/// Cuts the text of each of `docs` to its first `max_chars` characters and frees the rest.
+/// Used once the tokens hold what the analysis needs, so the text (most of a corpus's memory)
+/// is not kept through clustering only to show snippets. All snippets are made while every
+/// full text of `docs` is still alive, so none lands in a freed text; then the texts are freed
+/// together and their pages (they were allocated side by side, see `table::read`) go back to
+/// the system. Shrinking each text in place would leave a hole after every snippet instead.
+pub fn shorten_texts(docs: &mut [Document], max_chars: usize) {
+    let snippets: Vec<Option<String>> = docs
+        .iter()
+        .map(|d| {
+            let (cut, _) = d.text.char_indices().nth(max_chars)?;
+            Some(d.text[..cut].to_string())
+        })
+        .collect();
+    for (d, s) in docs.iter_mut().zip(snippets) {
+        if let Some(s) = s {
+            d.text = s;
+        }
     }
+}
 
+impl Corpus {
     pub fn len(&self) -> usize {
         self.documents.len()
     }

@@ -7,7 +7,9 @@
 
 use super::PipelineError;
 use crate::clean::{CleanBuffers, CleanTally, CleanValidParams, Cleaned, TextCleaner};
-use crate::ingest::{self, Corpus, Duplicate, InputSpec, OnBadDocument, PeriodUnit, Skipped};
+use crate::ingest::{
+    self, Corpus, Document, Duplicate, InputSpec, OnBadDocument, PeriodUnit, Skipped,
+};
 use crate::progress::{thousands, Progress};
 use crate::tokenize::{languages, Analyzer, TokenizedCorpus, TokenizerValidParams};
 use rayon::prelude::*;
@@ -138,19 +140,10 @@ pub fn prepare_corpus(
     }
     let tokenizer = resolve_language(&corpus, tokenizer, progress);
     let analyzer = Analyzer::new(&tokenizer);
-    let mut whole = None;
-    let tokens = progress.stage(
+    let (tokens, whole) = progress.stage(
         "tokenize",
-        |_| {
-            let tokens = TokenizedCorpus::build(&corpus, &analyzer);
-            whole = whole_texts(&corpus, texts);
-            restore_originals(&mut corpus, &mut changed);
-            // From here on the text is only shown as a snippet; the tokens carry the rest. (In
-            // the stage, so the freed text is handed back to the system at its end.)
-            corpus.shorten_texts(crate::ingest::SNIPPET_CHARS + 1);
-            Ok::<_, PipelineError>(tokens)
-        },
-        |t: &TokenizedCorpus| format!("{} terms", thousands(t.terms.len())),
+        |_| Ok::<_, PipelineError>(tokenize(&mut corpus, &mut changed, &analyzer, texts)),
+        |(t, _): &(TokenizedCorpus, _)| format!("{} terms", thousands(t.terms.len())),
     )?;
     finish(
         (corpus, tokens, whole),
@@ -168,6 +161,42 @@ pub fn prepare_corpus(
 /// The documents' whole cleaned texts, when `texts` asks for them.
 fn whole_texts(corpus: &Corpus, texts: Texts) -> Option<Vec<String>> {
     (texts == Texts::Whole).then(|| corpus.documents.iter().map(|d| d.text.clone()).collect())
+}
+
+/// Tokenizes the cleaned texts. Chunk by chunk, as the tokenizer finishes with them
+/// ([`TokenizedCorpus::build_releasing`]), changed documents get their original text back
+/// (for their snippet and exports) and every text is cut to its snippet: from there on the
+/// text is only shown, and the tokens carry the rest. So the full texts, most of the memory
+/// going into the stage, are freed during it rather than after. Returns the tokens and, with
+/// [`Texts::Whole`], the whole texts row for row (copied first).
+fn tokenize(
+    corpus: &mut Corpus,
+    changed: &mut Changed,
+    analyzer: &Analyzer,
+    texts: Texts,
+) -> (TokenizedCorpus, Option<Vec<String>>) {
+    let whole = whole_texts(corpus, texts);
+    // Each chunk's first row and its changed documents' originals (sorted by row).
+    let mut rest: &mut [(usize, String)] = &mut changed.originals;
+    let states: Vec<(usize, &mut [(usize, String)])> =
+        TokenizedCorpus::chunk_bounds(corpus.documents.len())
+            .map(|rows| {
+                let split = rest.partition_point(|(row, _)| *row < rows.end);
+                let (chunk, tail) = std::mem::take(&mut rest).split_at_mut(split);
+                rest = tail;
+                (rows.start, chunk)
+            })
+            .collect();
+    let tokens = TokenizedCorpus::build_releasing(
+        &mut corpus.documents,
+        analyzer,
+        states,
+        |docs, (first, originals)| {
+            restore_originals(first, docs, originals);
+            crate::ingest::shorten_texts(docs, crate::ingest::SNIPPET_CHARS + 1);
+        },
+    );
+    (tokens, whole)
 }
 
 /// Seeds the sample `language = "auto"` detects the language on: fixed, so runs repeat.
@@ -205,10 +234,7 @@ pub fn prepare_chunk(
     texts: Texts,
 ) -> Result<Prepared, PipelineError> {
     let mut changed = clean_corpus(&mut corpus, cleaner);
-    let tokens = TokenizedCorpus::build(&corpus, analyzer);
-    let whole = whole_texts(&corpus, texts);
-    restore_originals(&mut corpus, &mut changed);
-    corpus.shorten_texts(crate::ingest::SNIPPET_CHARS + 1);
+    let (tokens, whole) = tokenize(&mut corpus, &mut changed, analyzer, texts);
     finish(
         (corpus, tokens, whole),
         tokenizer.clone(),
@@ -472,12 +498,12 @@ fn clean_in_place(cleaner: &crate::clean::Cleaner, text: &mut String, buf: &mut 
     text.clone_from(buf);
 }
 
-/// Puts each changed document's original text back (for its snippet and exports).
-/// (The features text takes the original's place in `changed`, which only its rows are read
-/// from afterwards.)
-fn restore_originals(corpus: &mut Corpus, changed: &mut Changed) {
-    for (row, original) in &mut changed.originals {
-        std::mem::swap(&mut corpus.documents[*row].text, original);
+/// Puts the original text back into each changed document of `docs` (rows `first..`; the
+/// `originals` are theirs), for its snippet and exports; the features text it replaces is
+/// freed. (Only the rows of `originals` are read afterwards.)
+fn restore_originals(first: usize, docs: &mut [Document], originals: &mut [(usize, String)]) {
+    for (row, original) in originals {
+        docs[*row - first].text = std::mem::take(original);
     }
 }
 

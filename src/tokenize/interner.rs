@@ -1,4 +1,4 @@
-//! Word interning for [`super::TokenizedCorpus::build`]: word -> dense id, for every token.
+//! Word interning for [`super::TokenizedCorpus::build_texts`]: word -> dense id, for every token.
 //!
 //! This lookup runs once per token (hundreds of millions on a large corpus), so it is tuned:
 //! a word of at most 15 bytes (nearly all words) is packed with its length into a `u128`, so

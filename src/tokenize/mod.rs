@@ -19,7 +19,7 @@
 //! *marked*, not removed, so that phrase detection later sees "chain of thought" whole.
 //!
 //! Every filter works on one token at a time, so a corpus is analysed per distinct word, not per
-//! occurrence: [`TokenizedCorpus::build`] interns the words of each chunk of documents in
+//! occurrence: [`TokenizedCorpus::build_texts`] interns the words of each chunk of documents in
 //! parallel, merges the chunk vocabularies in chunk order (so ids never depend on the thread
 //! count), runs the chain once per distinct word, and keeps each document as a sequence of word
 //! ids. The hot loop does one lookup per word in an [`interner::Interner`] (short words packed
@@ -56,7 +56,7 @@ pub use sub_words::{ChineseTerms, SubWords};
 pub use token::{Token, TokenFilter};
 pub use user_dictionary::{UserDictionary, UserDictionaryError};
 
-use crate::ingest::Corpus;
+use crate::ingest::Document;
 use interner::Interner;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -306,13 +306,7 @@ struct Span {
 }
 
 impl TokenizedCorpus {
-    /// Analyses every document's text (already cleaned).
-    pub fn build(corpus: &Corpus, analyzer: &Analyzer) -> TokenizedCorpus {
-        let texts: Vec<&str> = corpus.documents.iter().map(|d| d.text.as_str()).collect();
-        Self::build_texts(&texts, analyzer)
-    }
-
-    /// As [`Self::build`], on plain texts.
+    /// Analyses every text (already cleaned).
     ///
     /// Three phases: each chunk of [`CHUNK`] documents interns its words locally (in parallel);
     /// the chunk vocabularies are merged in chunk order into global word ids, which replace the
@@ -323,15 +317,72 @@ impl TokenizedCorpus {
             return m.build(texts);
         }
         // Phase 1, parallel: intern each chunk's words locally.
-        let chunks: Vec<ChunkWords> = texts
+        let chunks: Vec<(ChunkVocab, ChunkIds)> = texts
             .par_chunks(CHUNK)
-            .map(|docs| ChunkWords::intern(docs, &analyzer.segmenter))
+            .map(|docs| intern_chunk(docs, &analyzer.segmenter))
             .collect();
+        Self::from_chunks(chunks, texts.len(), analyzer)
+    }
+
+    /// The documents of `docs` in the chunks [`Self::build_releasing`] hands over: each
+    /// chunk's first row and length.
+    pub fn chunk_bounds(n_docs: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+        (0..n_docs)
+            .step_by(CHUNK)
+            .map(move |first| first..(first + CHUNK).min(n_docs))
+    }
+
+    /// As [`Self::build_texts`] on the documents' texts, handing each chunk of documents (see [`Self::chunk_bounds`]) to
+    /// `release`, with its item of `states`, as soon as its words are interned: the tokens no
+    /// longer need a chunk's texts then, so `release` can cut them while the other chunks are
+    /// still being interned, and the stage never holds every full text and every token at
+    /// once. Mixed-script corpora are tokenized whole, then released chunk by chunk.
+    pub fn build_releasing<S: Send>(
+        docs: &mut [Document],
+        analyzer: &Analyzer,
+        states: Vec<S>,
+        release: impl Fn(&mut [Document], S) + Sync,
+    ) -> TokenizedCorpus {
+        assert_eq!(
+            states.len(),
+            docs.len().div_ceil(CHUNK),
+            "one state per chunk"
+        );
+        if let Some(m) = &analyzer.mixed {
+            let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+            let tokens = m.build(&texts);
+            docs.chunks_mut(CHUNK)
+                .zip(states)
+                .for_each(|(chunk, state)| release(chunk, state));
+            return tokens;
+        }
+        let n_docs = docs.len();
+        let chunks = docs
+            .par_chunks_mut(CHUNK)
+            .zip(states)
+            .map(|(chunk, state)| {
+                let texts: Vec<&str> = chunk.iter().map(|d| d.text.as_str()).collect();
+                let words = intern_chunk(&texts, &analyzer.segmenter);
+                drop(texts);
+                release(chunk, state);
+                words
+            })
+            .collect();
+        Self::from_chunks(chunks, n_docs, analyzer)
+    }
+
+    /// Phases 2 and 3 of [`Self::build_texts`], from the interned chunks.
+    fn from_chunks(
+        chunks: Vec<(ChunkVocab, ChunkIds)>,
+        n_docs: usize,
+        analyzer: &Analyzer,
+    ) -> TokenizedCorpus {
+        let (vocabs, ids): (Vec<ChunkVocab>, Vec<ChunkIds>) = chunks.into_iter().unzip();
         // Phase 2, in chunk order: global word ids.
-        let (raw_words, maps) = merge_vocabularies(&chunks);
-        let spans = document_spans(&chunks, texts.len());
-        let counts = word_counts(&chunks, &maps, raw_words.len());
-        let blocks = globalize(chunks, &maps);
+        let (raw_words, maps) = merge_vocabularies(&vocabs);
+        let spans = document_spans(&ids, n_docs);
+        let counts = word_counts(&vocabs, &maps, raw_words.len());
+        let blocks = globalize(ids, &maps);
         // Phase 3: the chain, once per distinct word, in parallel; terms interned in word order.
         let analysed: Vec<Option<Token>> = raw_words
             .par_iter()
@@ -418,63 +469,82 @@ impl TokenizedCorpus {
     }
 }
 
-/// One chunk of documents with its words interned locally (phase 1 of
+/// One chunk's distinct words, copied out of its texts (which can then go), with their
+/// packed keys (see [`Interner`]) and occurrences, by local id (phase 1 of
 /// [`TokenizedCorpus::build_texts`]).
-struct ChunkWords<'a> {
-    /// The distinct words, by local id.
-    vocab: Vec<&'a str>,
-    /// Each local word's packed key (see [`Interner`]).
+struct ChunkVocab {
+    /// The words one after another; word `i` ends at byte `ends[i]`.
+    text: String,
+    ends: Vec<u32>,
     keys: Vec<u128>,
+    counts: Vec<u32>,
+}
+
+impl ChunkVocab {
+    /// The words in local id order.
+    fn words(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.text[start as usize..end as usize])
+    }
+}
+
+/// One chunk's documents as local word ids.
+struct ChunkIds {
     /// Words per document.
     lens: Vec<u32>,
-    /// Occurrences of each local word.
-    counts: Vec<u32>,
     /// Every document's local word ids, one after another.
     ids: Vec<u32>,
 }
 
-impl<'a> ChunkWords<'a> {
-    /// Segments and interns the words of `docs`.
-    fn intern(docs: &[&'a str], seg: &Segmenter) -> ChunkWords<'a> {
-        let mut words = Interner::default();
-        // English text averages a word per 6-7 bytes; reserving that avoids the doubling
-        // that would leave up to half of the largest array unused.
-        let bytes: usize = docs.iter().map(|t| t.len()).sum();
-        let mut lens = Vec::with_capacity(docs.len());
-        let mut ids = Vec::with_capacity(bytes / 6 + 16);
-        for text in docs {
-            let before = ids.len();
-            match seg {
-                // The common case stays one tight loop.
-                Segmenter::Words(w) => ids.extend(w.words(text).map(|w| words.intern_in(text, w))),
-                Segmenter::Han(_) => seg.each_word(text, &mut |w| ids.push(words.intern(w))),
-            }
-            lens.push((ids.len() - before) as u32);
+/// Segments and interns the words of one chunk of documents.
+fn intern_chunk(docs: &[&str], seg: &Segmenter) -> (ChunkVocab, ChunkIds) {
+    let mut words = Interner::default();
+    // English text averages a word per 6-7 bytes; reserving that avoids the doubling
+    // that would leave up to half of the largest array unused.
+    let bytes: usize = docs.iter().map(|t| t.len()).sum();
+    let mut lens = Vec::with_capacity(docs.len());
+    let mut ids = Vec::with_capacity(bytes / 6 + 16);
+    for text in docs {
+        let before = ids.len();
+        match seg {
+            // The common case stays one tight loop.
+            Segmenter::Words(w) => ids.extend(w.words(text).map(|w| words.intern_in(text, w))),
+            Segmenter::Han(_) => seg.each_word(text, &mut |w| ids.push(words.intern(w))),
         }
-        let (vocab, keys) = words.into_parts();
-        let mut counts = vec![0u32; vocab.len()];
-        for &id in &ids {
-            counts[id as usize] += 1;
-        }
-        ChunkWords {
-            vocab,
-            keys,
-            lens,
-            counts,
-            ids,
-        }
+        lens.push((ids.len() - before) as u32);
     }
+    let (vocab, keys) = words.into_parts();
+    let mut counts = vec![0u32; vocab.len()];
+    for &id in &ids {
+        counts[id as usize] += 1;
+    }
+    let mut text = String::with_capacity(vocab.iter().map(|w| w.len()).sum());
+    let ends = vocab
+        .iter()
+        .map(|w| {
+            text.push_str(w);
+            u32::try_from(text.len()).expect("a chunk's distinct words fit in 4 GiB")
+        })
+        .collect();
+    let vocab = ChunkVocab {
+        text,
+        ends,
+        keys,
+        counts,
+    };
+    (vocab, ChunkIds { lens, ids })
 }
 
 /// The corpus's distinct words (global ids in order of first sight, chunk by chunk) and, per
 /// chunk, the global id of each local word.
-fn merge_vocabularies<'a>(chunks: &[ChunkWords<'a>]) -> (Vec<&'a str>, Vec<Vec<u32>>) {
+fn merge_vocabularies(chunks: &[ChunkVocab]) -> (Vec<&str>, Vec<Vec<u32>>) {
     let mut global = Interner::default();
     let maps: Vec<Vec<u32>> = chunks
         .iter()
         .map(|c| {
-            c.vocab
-                .iter()
+            c.words()
                 .zip(&c.keys)
                 .map(|(w, &k)| global.intern_packed(k, w))
                 .collect()
@@ -484,7 +554,7 @@ fn merge_vocabularies<'a>(chunks: &[ChunkWords<'a>]) -> (Vec<&'a str>, Vec<Vec<u
 }
 
 /// Each document's span: its chunk's block, and its start and length in it.
-fn document_spans(chunks: &[ChunkWords], n_docs: usize) -> Vec<Span> {
+fn document_spans(chunks: &[ChunkIds], n_docs: usize) -> Vec<Span> {
     let mut spans = Vec::with_capacity(n_docs);
     for (b, c) in chunks.iter().enumerate() {
         let mut start = 0u32;
@@ -501,7 +571,7 @@ fn document_spans(chunks: &[ChunkWords], n_docs: usize) -> Vec<Span> {
 }
 
 /// Occurrences of each of the `n_words` global words, summed over the chunks.
-fn word_counts(chunks: &[ChunkWords], maps: &[Vec<u32>], n_words: usize) -> Vec<u64> {
+fn word_counts(chunks: &[ChunkVocab], maps: &[Vec<u32>], n_words: usize) -> Vec<u64> {
     let mut counts = vec![0u64; n_words];
     for (c, map) in chunks.iter().zip(maps) {
         for (&global, &n) in map.iter().zip(&c.counts) {
@@ -512,7 +582,7 @@ fn word_counts(chunks: &[ChunkWords], maps: &[Vec<u32>], n_words: usize) -> Vec<
 }
 
 /// Each chunk's word ids made global in place: the chunk's array becomes a block.
-fn globalize(chunks: Vec<ChunkWords>, maps: &[Vec<u32>]) -> Vec<Vec<u32>> {
+fn globalize(chunks: Vec<ChunkIds>, maps: &[Vec<u32>]) -> Vec<Vec<u32>> {
     chunks
         .into_par_iter()
         .zip(maps.par_iter())
@@ -767,6 +837,56 @@ mod tests {
         let alone = TokenizedCorpus::build_texts(&texts, &chinese(ChineseTerms::Characters));
         assert_eq!(alone.doc_terms(0).count(), 1);
         assert!(!alone.has_sub_words());
+    }
+
+    #[test]
+    fn documents_released_chunk_by_chunk_tokenize_as_their_texts() {
+        // Three chunks and a short fourth, in English and in Chinese (words and bigrams).
+        let n = 3 * CHUNK + 17;
+        let english: Vec<String> = (0..n)
+            .map(|i| format!("Graph clustering of {} networks, item{}", i % 13, i % 101))
+            .collect();
+        let chinese_texts: Vec<String> = (0..n)
+            .map(|i| ["卷积神经网络", "神经网络与图", "网络"][i % 3].repeat(1 + i % 4))
+            .collect();
+        for (texts, a) in [
+            (&english, Analyzer::new(&settings())),
+            (&chinese_texts, chinese(ChineseTerms::WordsBigrams)),
+        ] {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let want = TokenizedCorpus::build_texts(&refs, &a);
+            let mut docs: Vec<Document> = texts
+                .iter()
+                .enumerate()
+                .map(|(row, t)| Document {
+                    id: row.to_string(),
+                    source: 0,
+                    row,
+                    title: None,
+                    text: t.clone(),
+                    time: None,
+                    label: None,
+                    batch: "b".into(),
+                })
+                .collect();
+            let bounds: Vec<_> = TokenizedCorpus::chunk_bounds(n).collect();
+            let released = std::sync::Mutex::new(Vec::new());
+            let got =
+                TokenizedCorpus::build_releasing(&mut docs, &a, bounds.clone(), |chunk, rows| {
+                    assert_eq!(chunk.len(), rows.len());
+                    assert!(chunk.iter().zip(rows.clone()).all(|(d, r)| d.row == r));
+                    chunk.iter_mut().for_each(|d| d.text.clear());
+                    released.lock().unwrap().push(rows);
+                });
+            assert_eq!(got.terms, want.terms);
+            assert_eq!(got.blocks, want.blocks);
+            assert_eq!(got.spans, want.spans);
+            assert_eq!(got.words, want.words);
+            let mut released = released.into_inner().unwrap();
+            released.sort_by_key(|r| r.start);
+            assert_eq!(released, bounds, "each chunk once, with its own state");
+            assert!(docs.iter().all(|d| d.text.is_empty()));
+        }
     }
 
     #[test]
