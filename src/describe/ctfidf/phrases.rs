@@ -84,6 +84,9 @@ struct Seeds {
     n: usize,
     /// `topic[c * n + i]`: whether seed `i` seeds topic `c`.
     topic: Vec<bool>,
+    /// A bit per (first seed, last seed) pair ([`Seeds::pair`]): whether both seed one topic.
+    /// Only a window whose ends are such a pair can be a phrase of any topic.
+    together: Vec<u64>,
 }
 
 impl Seeds {
@@ -105,7 +108,28 @@ impl Seeds {
                 topic[c * n + index[t as usize] as usize] = true;
             }
         }
-        Seeds { index, n, topic }
+        let mut together = vec![0u64; (n * n).div_ceil(64)];
+        for c in 0..unigrams.len() {
+            let own: Vec<usize> = (0..n).filter(|&i| topic[c * n + i]).collect();
+            for &a in &own {
+                for &b in &own {
+                    let bit = a * n + b;
+                    together[bit / 64] |= 1 << (bit % 64);
+                }
+            }
+        }
+        Seeds {
+            index,
+            n,
+            topic,
+            together,
+        }
+    }
+
+    /// Whether seeds `a` and `b` both seed one topic.
+    fn together(&self, a: u32, b: u32) -> bool {
+        let bit = self.pair(a, b);
+        self.together[bit / 64] & (1 << (bit % 64)) != 0
     }
 
     /// Whether each seed seeds topic `c`.
@@ -200,7 +224,7 @@ fn count_windows(
     let docs: Vec<usize> = (0..tc.n_docs()).step_by(step).collect();
     docs.par_chunks(crate::tokenize::CHUNK)
         .fold(
-            || (vec![Variants::default(); k], Vec::<Window>::new()),
+            || (vec![Variants::default(); k], Vec::<Vec<Window>>::new()),
             |(mut tables, mut seen), ds| {
                 for &d in ds {
                     let c = assignments[d];
@@ -209,7 +233,9 @@ fn count_windows(
                     words.windows(tc.doc_words(d), &mut |first, last, w| {
                         let mut variant = [u32::MAX; 3];
                         variant[..w.len()].copy_from_slice(w);
-                        seen.push(variant);
+                        if seeds.together(first, last) {
+                            keep(&mut seen, variant);
+                        }
                         if topic_seeds[first as usize] && topic_seeds[last as usize] {
                             *table.entry(variant).or_default() += 1;
                         }
@@ -218,7 +244,6 @@ fn count_windows(
                 (tables, seen)
             },
         )
-        .map(|(tables, seen)| (tables, vec![seen]))
         .reduce(
             || (vec![Variants::default(); k], Vec::new()),
             |(mut a, mut seen_a), (b, seen_b)| {
@@ -231,6 +256,23 @@ fn count_windows(
                 (a, seen_a)
             },
         )
+}
+
+/// Windows kept for pass 2 per page: a page is filled to this length and never grows, so the
+/// millions of windows of a large corpus take their own size (a growing array would hold up
+/// to twice that, and three times while it is copied).
+const WINDOWS_PER_PAGE: usize = 1 << 16;
+
+/// Appends `w` to the last page of `seen`, starting a new page when it is full.
+fn keep(seen: &mut Vec<Vec<Window>>, w: Window) {
+    match seen.last_mut() {
+        Some(page) if page.len() < WINDOWS_PER_PAGE => page.push(w),
+        _ => {
+            let mut page = Vec::with_capacity(WINDOWS_PER_PAGE);
+            page.push(w);
+            seen.push(page);
+        }
+    }
 }
 
 /// Each topic's surface variants grouped by phrase key; phrases counted fewer than
@@ -252,7 +294,7 @@ fn group_variants(topic_variants: Vec<FxHashMap<Window, u32>>, words: &Words) ->
 }
 
 /// Pass 2, parallel: the corpus frequency of every retained phrase, over the `windows` pass 1
-/// kept. Most windows cannot be one: a bit per (first seed, last seed) pair rules them out
+/// kept (in pages). Most windows cannot be one: a bit per (first seed, last seed) pair rules them out
 /// before their key is hashed.
 fn corpus_counts(
     windows: Vec<Vec<Window>>,
@@ -276,7 +318,6 @@ fn corpus_counts(
     }
     windows
         .par_iter()
-        .flat_map_iter(|list| list.chunks(1 << 16))
         .fold(
             FxHashMap::default,
             |mut local: FxHashMap<Key, u32>, list| {
@@ -422,4 +463,39 @@ fn distinct(ranked: Vec<Counted>) -> impl Iterator<Item = Counted> {
         used.extend(p.stems.iter().copied());
         true
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_seeds_of_one_topic_end_a_kept_window() {
+        // Topic 0 is seeded by terms 5 and 7, topic 1 by 7 and 9.
+        let unigrams = vec![vec![(5, 1.0), (7, 0.5)], vec![(7, 1.0), (9, 0.5)]];
+        let seeds = Seeds::of(&unigrams, 12);
+        let s = |t: usize| seeds.index[t];
+        assert_eq!(seeds.n, 3);
+        assert!(seeds.together(s(5), s(7)) && seeds.together(s(7), s(5)));
+        assert!(seeds.together(s(7), s(9)) && seeds.together(s(9), s(7)));
+        // 5 and 9 seed different topics: no phrase of any topic ends with both.
+        assert!(!seeds.together(s(5), s(9)) && !seeds.together(s(9), s(5)));
+    }
+
+    #[test]
+    fn kept_windows_fill_pages_of_a_fixed_length() {
+        let mut seen = Vec::new();
+        for i in 0..WINDOWS_PER_PAGE + 3 {
+            keep(&mut seen, [i as u32, 0, u32::MAX]);
+        }
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[0].len(), WINDOWS_PER_PAGE);
+        assert_eq!(seen[0].capacity(), WINDOWS_PER_PAGE);
+        assert_eq!(
+            seen[1],
+            (WINDOWS_PER_PAGE..WINDOWS_PER_PAGE + 3)
+                .map(|i| [i as u32, 0, u32::MAX])
+                .collect::<Vec<_>>()
+        );
+    }
 }
