@@ -130,6 +130,7 @@ impl Progress {
         let start = Instant::now();
         let cpu_start = cpu_seconds();
         let out = f(&bar);
+        crate::heap::between_stages();
         bar.finish_and_clear();
         let secs = start.elapsed().as_secs_f64();
         let cpu = cpu_seconds().zip(cpu_start).map(|(end, start)| end - start);
