@@ -80,8 +80,7 @@ pub fn fit(
         let descended = layout_job.join().expect("the layout thread does not panic");
         let merged = shaped.fine.is_some().then_some(&clustering);
         let map = finish_map(settings, descended, &vectors, &fitted, merged, progress)?;
-        // Last, when the fit's working memory is gone: the silhouette's sample distances are
-        // the largest thing it allocates.
+        // Last, when the fit's working memory is gone (its sample distances are large).
         let metrics = evaluate(settings, &corpus, &clustering, &vectors, progress)?;
         let warnings = with_k_edge(k_selection.as_ref(), shaped.warnings);
         Ok(Analysis {
