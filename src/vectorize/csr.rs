@@ -214,6 +214,35 @@ fn dispatch_t_dot_block(x: &Rows, rhs: &[f32], l: usize, c0: usize, c1: usize, p
     t_dot_block(x, rhs, l, c0, c1, piece)
 }
 
+/// `out = x * rhs` (row-major, `x`'s rows by `l`), parallel over tasks of [`ROWS_PER_TASK`]
+/// rows.
+fn dot_into(x: &Rows, rhs: &[f32], l: usize, out: &mut [f32]) {
+    if l == 0 {
+        return;
+    }
+    out.par_chunks_mut(ROWS_PER_TASK * l)
+        .enumerate()
+        .for_each(|(chunk, block)| {
+            block.fill(0.0);
+            dispatch_dot_rows(x, rhs, l, chunk * ROWS_PER_TASK, block);
+        });
+}
+
+/// `out += x^T * rhs` (`out` row-major, `n_cols` by `l`), the columns cut at `bounds` (see
+/// [`CsrMatrix::column_blocks`]) into blocks filled in parallel.
+fn t_dot_add(x: &Rows, rhs: &[f32], l: usize, bounds: &[usize], out: &mut [f32]) {
+    let mut pieces: Vec<(usize, usize, &mut [f32])> = Vec::with_capacity(bounds.len());
+    let mut rest = out;
+    for w in bounds.windows(2) {
+        let (piece, tail) = rest.split_at_mut((w[1] - w[0]) * l);
+        pieces.push((w[0], w[1], piece));
+        rest = tail;
+    }
+    pieces.into_par_iter().for_each(|(c0, c1, piece)| {
+        dispatch_t_dot_block(x, rhs, l, c0, c1, piece);
+    });
+}
+
 /// Rows per parallel task in [`CsrMatrix::dot_dense`]: large enough to amortise scheduling,
 /// small enough to balance uneven rows. Does not influence the result.
 const ROWS_PER_TASK: usize = 1024;
@@ -362,21 +391,10 @@ impl CsrMatrix {
         if l == 0 || self.n_rows() == 0 {
             return;
         }
-        let out_slice = out
+        let out = out
             .as_slice_mut()
             .expect("dot_dense: output in standard layout");
-        out_slice
-            .par_chunks_mut(ROWS_PER_TASK * l)
-            .enumerate()
-            .for_each(|(chunk, block)| {
-                block.fill(0.0);
-                let rows = Rows {
-                    indptr: self.indptr(),
-                    indices: self.indices(),
-                    data: self.data(),
-                };
-                dispatch_dot_rows(&rows, rhs, l, chunk * ROWS_PER_TASK, block);
-            });
+        dot_into(&self.kernel_rows(), rhs, l, out);
     }
 
     /// `self^T (m x n) * rhs (n x l) -> m x l`, without a transposed copy of the matrix.
@@ -408,22 +426,8 @@ impl CsrMatrix {
             return out;
         }
         let bounds = self.column_blocks(rayon::current_num_threads());
-        // Split the output into the blocks' disjoint row ranges.
-        let mut pieces: Vec<(usize, usize, &mut [f32])> = Vec::with_capacity(bounds.len());
-        let mut rest = out.as_slice_mut().expect("a fresh Array2 is contiguous");
-        for w in bounds.windows(2) {
-            let (piece, tail) = rest.split_at_mut((w[1] - w[0]) * l);
-            pieces.push((w[0], w[1], piece));
-            rest = tail;
-        }
-        pieces.into_par_iter().for_each(|(c0, c1, piece)| {
-            let rows = Rows {
-                indptr: self.indptr(),
-                indices: self.indices(),
-                data: self.data(),
-            };
-            dispatch_t_dot_block(&rows, rhs, l, c0, c1, piece);
-        });
+        let out_slice = out.as_slice_mut().expect("a fresh Array2 is contiguous");
+        t_dot_add(&self.kernel_rows(), rhs, l, &bounds, out_slice);
         out
     }
 
@@ -467,31 +471,23 @@ impl CsrMatrix {
                 data: self.data(),
             };
             let y = &mut y[..(last - first) * l];
-            if l > 0 {
-                y.par_chunks_mut(ROWS_PER_TASK * l)
-                    .enumerate()
-                    .for_each(|(chunk, block)| {
-                        block.fill(0.0);
-                        dispatch_dot_rows(&rows, rhs, l, chunk * ROWS_PER_TASK, block);
-                    });
-            }
+            dot_into(&rows, rhs, l, y);
             each_block(ArrayView2::from_shape((last - first, l), &*y).expect("block shape"));
-            if l == 0 || m == 0 {
-                continue;
+            if l > 0 && m > 0 {
+                let out = out.as_slice_mut().expect("a fresh Array2 is contiguous");
+                t_dot_add(&rows, y, l, &bounds, out);
             }
-            let mut pieces: Vec<(usize, usize, &mut [f32])> = Vec::with_capacity(bounds.len());
-            let mut rest = out.as_slice_mut().expect("a fresh Array2 is contiguous");
-            for w in bounds.windows(2) {
-                let (piece, tail) = rest.split_at_mut((w[1] - w[0]) * l);
-                pieces.push((w[0], w[1], piece));
-                rest = tail;
-            }
-            let y = &*y;
-            pieces.into_par_iter().for_each(|(c0, c1, piece)| {
-                dispatch_t_dot_block(&rows, y, l, c0, c1, piece);
-            });
         }
         out
+    }
+
+    /// All rows, as the kernels read them.
+    fn kernel_rows(&self) -> Rows<'_> {
+        Rows {
+            indptr: self.indptr(),
+            indices: self.indices(),
+            data: self.data(),
+        }
     }
 
     /// Column boundaries `0 = b_0 <= ... <= b_k = n_cols` of at most `n_blocks` contiguous
