@@ -13,8 +13,9 @@
 //!   output element is accumulated in document order, again whatever the split. No transposed
 //!   copy of the matrix and no per-thread dense accumulators are needed.
 //! * [`CsrMatrix::t_dot_dot_dense`] is `X^T (X D)`, the randomized SVD's round trip, made
-//!   block of rows by block with the two kernels above: the same sums in the same order, but
-//!   `X D` (33 MB on arXiv) is never held whole.
+//!   block of rows by block with the two kernels above: the same sums in the same order as
+//!   `t_dot_dense(dot_dense(D))`, but `X D` (33 MB on arXiv) is never held whole. (So the
+//!   pipeline never calls `t_dot_dense` on its own; the tests do, as the reference.)
 //!
 //! Both kernels are memory-bound: each stored entry touches a random ~440-byte row of the
 //! dense operand, which at a million documents lives in main memory. So they prefetch the rows
@@ -366,17 +367,6 @@ impl CsrMatrix {
     /// # Panics
     /// If `rhs.nrows() != n_cols()`.
     pub fn dot_dense(&self, rhs: ArrayView2<f32>) -> Array2<f32> {
-        let mut out = Array2::<f32>::zeros((self.n_rows(), rhs.ncols()));
-        self.dot_dense_into(rhs, &mut out);
-        out
-    }
-
-    /// [`Self::dot_dense`] into `out`, which is overwritten; reusing one buffer across calls
-    /// saves the page faults of a fresh allocation (tens of megabytes at 100k rows).
-    ///
-    /// # Panics
-    /// If `rhs.nrows() != n_cols()`, or `out` is not `n_rows() x rhs.ncols()` in standard layout.
-    pub fn dot_dense_into(&self, rhs: ArrayView2<f32>, out: &mut Array2<f32>) {
         assert_eq!(
             rhs.nrows(),
             self.n_cols,
@@ -385,16 +375,12 @@ impl CsrMatrix {
             self.n_cols
         );
         let l = rhs.ncols();
-        assert_eq!(out.dim(), (self.n_rows(), l), "dot_dense: output shape");
+        let mut out = Array2::<f32>::zeros((self.n_rows(), l));
         let rhs = rhs.as_standard_layout();
         let rhs = rhs.as_slice().expect("standard layout is contiguous");
-        if l == 0 || self.n_rows() == 0 {
-            return;
-        }
-        let out = out
-            .as_slice_mut()
-            .expect("dot_dense: output in standard layout");
-        dot_into(&self.kernel_rows(), rhs, l, out);
+        let out_slice = out.as_slice_mut().expect("a fresh Array2 is contiguous");
+        dot_into(&self.kernel_rows(), rhs, l, out_slice);
+        out
     }
 
     /// `self^T (m x n) * rhs (n x l) -> m x l`, without a transposed copy of the matrix.
@@ -407,8 +393,12 @@ impl CsrMatrix {
     /// therefore accumulated in document order, so the result is bit-identical
     /// whatever the number of threads or blocks.
     ///
+    /// The pipeline makes this product only inside [`Self::t_dot_dot_dense`]; on its own it is
+    /// the reference that one is tested against.
+    ///
     /// # Panics
     /// If `rhs.nrows() != n_rows()`.
+    #[cfg(test)]
     pub fn t_dot_dense(&self, rhs: ArrayView2<f32>) -> Array2<f32> {
         assert_eq!(
             rhs.nrows(),
@@ -434,7 +424,7 @@ impl CsrMatrix {
     /// `self^T (self * rhs)` (`m x l`, for `rhs` `m x l`) without holding `self * rhs`
     /// (`n x l`) whole: for each block of `block_rows` rows in order, `Y = X_block * rhs` is made
     /// (as [`Self::dot_dense`] makes those rows), handed to `each_block`, then `X_block^T Y` is
-    /// added in (as [`Self::t_dot_dense`] adds those rows). Every output element is accumulated
+    /// added in (as `t_dot_dense` adds those rows). Every output element is accumulated
     /// over the documents in order, as there, so the result is bit-identical to
     /// `t_dot_dense(dot_dense(rhs))`, whatever the block size and number of threads. One block
     /// of `Y` stays in cache between the two products instead of making a round trip through
@@ -747,10 +737,6 @@ mod tests {
         assert_eq!(x.dot_dense(Array2::zeros((61, 0)).view()).dim(), (2500, 0));
         let empty = CsrMatrix::new(61, vec![0], vec![], vec![]).unwrap();
         assert_eq!(empty.dot_dense(rhs.view()).dim(), (0, 7));
-        // Into a reused buffer holding an earlier product: overwritten, not added to.
-        let mut reused = Array2::from_elem((2500, 7), 3.5f32);
-        x.dot_dense_into(rhs.view(), &mut reused);
-        assert_eq!(reused, got);
     }
 
     #[test]
