@@ -6,9 +6,7 @@ mod common;
 use common::*;
 use polars::prelude::*;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 /// Fits the fixture pipeline into `dir/fit`.
 fn fit(dir: &Path) -> PathBuf {
@@ -32,25 +30,6 @@ fn arrow_of(csv: &Path, change: impl FnOnce(DataFrame) -> DataFrame) -> Vec<u8> 
     let mut out = Vec::new();
     IpcStreamWriter::new(&mut out).finish(&mut df).unwrap();
     out
-}
-
-/// Runs `topicmap ARGS` with `stdin` piped in; returns (status ok, stdout, stderr).
-fn piped(args: &[&str], stdin: &[u8]) -> (bool, Vec<u8>, String) {
-    let mut child = bin()
-        .args(args)
-        .arg("--quiet")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let o = child.wait_with_output().unwrap();
-    (
-        o.status.success(),
-        o.stdout,
-        String::from_utf8_lossy(&o.stderr).to_string(),
-    )
 }
 
 fn read_stream(bytes: &[u8]) -> DataFrame {

@@ -393,34 +393,20 @@ fn one_process(model: &Path, shards: &[PathBuf]) -> Vec<DocRow> {
     let mut df = all.unwrap();
     let mut stream = Vec::new();
     IpcStreamWriter::new(&mut stream).finish(&mut df).unwrap();
-    let mut child = bin()
-        .args(["-q", "assign", "--model", model.to_str().unwrap()])
-        .args([
-            "--in",
-            "arrow",
-            "--source-column",
-            "_source",
-            "--out",
-            "arrow",
-        ])
-        .args([
-            "--emit-terms",
-            "--id",
-            "id",
-            "--time",
-            "year",
-            "--label",
-            "label",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &stream).unwrap();
-    let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = IpcStreamReader::new(std::io::Cursor::new(o.stdout))
+    let model = model.to_str().unwrap();
+    let mut args = vec![
+        "assign",
+        "--model",
+        model,
+        "--in",
+        "arrow",
+        "--source-column",
+    ];
+    args.extend(["_source", "--out", "arrow", "--emit-terms"]);
+    args.extend(["--id", "id", "--time", "year", "--label", "label"]);
+    let (ok, out, err) = piped(&args, &stream);
+    assert!(ok, "{err}");
+    let out = IpcStreamReader::new(std::io::Cursor::new(out))
         .finish()
         .unwrap();
     let kept = out.column("skipped").unwrap().is_null();

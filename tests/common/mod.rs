@@ -37,6 +37,34 @@ pub fn run(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs `topicmap ARGS` with `stdin` piped in; returns (status ok, stdout, stderr).
+pub fn piped(args: &[&str], stdin: &[u8]) -> (bool, Vec<u8>, String) {
+    let mut child = bin()
+        .args(args)
+        .arg("--quiet")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Fed from its own thread, so a child that writes before it has read everything cannot
+    // block us. A child that refuses its input may exit without reading it all: the broken
+    // pipe that leaves is no failure of ours; its exit status says what happened.
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let feeder = std::thread::spawn(move || match std::io::Write::write_all(&mut pipe, &input) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    });
+    let o = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    (
+        o.status.success(),
+        o.stdout,
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
 }
