@@ -8,7 +8,8 @@
 //!
 //! Each line also shows the process's peak memory so far (Linux `VmHWM`), so the stage that
 //! raises the peak is the first line where the figure jumps. `TOPICMAP_DEBUG_RSS=1` adds the
-//! current resident set, for finding what a stage keeps alive; `TOPICMAP_DEBUG_CPU=1` adds the
+//! current resident set, for finding what a stage keeps alive, and makes each line's peak that
+//! stage's own (the kernel's peak is reset after each line); `TOPICMAP_DEBUG_CPU=1` adds the
 //! CPU seconds the stage used (all threads), which shows the stages that leave cores idle.
 
 use std::io::IsTerminal;
@@ -128,14 +129,16 @@ impl Progress {
     ) -> Result<T, E> {
         let bar = self.bar(name);
         let start = Instant::now();
-        let cpu_start = cpu_seconds();
+        let used_before = usage();
         let out = f(&bar);
         // Every stage passes here: the one place its freed memory is handed back.
         crate::heap::between_stages();
         bar.finish_and_clear();
         let secs = start.elapsed().as_secs_f64();
-        let cpu = cpu_seconds().zip(cpu_start).map(|(end, start)| end - start);
-        self.record(name, secs, cpu, out.as_ref().ok().map(detail));
+        let used = usage()
+            .zip(used_before)
+            .map(|(end, start)| end.since(start));
+        self.record(name, secs, used, out.as_ref().ok().map(detail));
         out
     }
 
@@ -188,9 +191,9 @@ impl Progress {
         b
     }
 
-    /// Records a finished stage, and reports it when it succeeded (`detail` is `Some`). `cpu` is
-    /// the CPU time the stage alone used, when it ran alone.
-    fn record(&mut self, name: &str, secs: f64, cpu: Option<f64>, detail: Option<String>) {
+    /// Records a finished stage, and reports it when it succeeded (`detail` is `Some`). `used` is
+    /// what the stage alone used, when it ran alone.
+    fn record(&mut self, name: &str, secs: f64, used: Option<Usage>, detail: Option<String>) {
         let peak = status_mib("VmHWM:");
         self.stages.push(StageRecord {
             name: name.to_string(),
@@ -206,7 +209,7 @@ impl Progress {
                     "detail": detail,
                     "seconds": (secs * 1000.0).round() / 1000.0,
                     "peak_mib": peak.map(f64::round),
-                    "cpu_seconds": cpu.map(|c| (c * 1000.0).round() / 1000.0),
+                    "cpu_seconds": used.map(|u| (u.cpu_secs * 1000.0).round() / 1000.0),
                 }));
             }
             return;
@@ -218,11 +221,15 @@ impl Progress {
             if let Some(now) = status_mib("VmRSS:") {
                 mem.push_str(&format!("  {now:>6.0} MiB now"));
             }
+            // The next line's peak is then that stage's own (Linux resets VmHWM to VmRSS).
+            let _ = std::fs::write("/proc/self/clear_refs", "5");
         }
-        if let (Some(cpu), Some(_)) = (cpu, std::env::var_os("TOPICMAP_DEBUG_CPU")) {
+        if let (Some(used), Some(_)) = (used, std::env::var_os("TOPICMAP_DEBUG_CPU")) {
             mem.push_str(&format!(
-                "  {cpu:>6.2} cpu-s ({:.1} cores)",
-                cpu / secs.max(1e-9)
+                "  {:>6.2} cpu-s ({:.1} cores)  {:>7} page faults",
+                used.cpu_secs,
+                used.cpu_secs / secs.max(1e-9),
+                thousands(used.minor_faults as usize)
             ));
         }
         self.note(&format!("{name:<10} {detail:<40} {secs:>7.2} s{mem}"));
@@ -288,10 +295,28 @@ fn status_mib(field: &str) -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-/// User and system CPU seconds used so far by all of the process's threads (`None` off Linux
-/// with glibc).
+/// What the process has used so far, all threads together.
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    /// User and system CPU seconds.
+    cpu_secs: f64,
+    /// Page faults served without I/O: each a page the kernel had to map (and zero) anew.
+    minor_faults: u64,
+}
+
+impl Usage {
+    /// What was used between `start` and `self`.
+    fn since(self, start: Usage) -> Usage {
+        Usage {
+            cpu_secs: self.cpu_secs - start.cpu_secs,
+            minor_faults: self.minor_faults.saturating_sub(start.minor_faults),
+        }
+    }
+}
+
+/// The process's [`Usage`] so far (`None` off Linux with glibc).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn cpu_seconds() -> Option<f64> {
+fn usage() -> Option<Usage> {
     // SAFETY: getrusage only writes into the zeroed struct it is given.
     let usage = unsafe {
         let mut u: libc::rusage = std::mem::zeroed();
@@ -299,11 +324,14 @@ fn cpu_seconds() -> Option<f64> {
         u
     };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Some(secs(usage.ru_utime) + secs(usage.ru_stime))
+    Some(Usage {
+        cpu_secs: secs(usage.ru_utime) + secs(usage.ru_stime),
+        minor_faults: u64::try_from(usage.ru_minflt).unwrap_or(0),
+    })
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn cpu_seconds() -> Option<f64> {
+fn usage() -> Option<Usage> {
     None
 }
 

@@ -187,6 +187,45 @@ fn json_logs_are_one_object_per_line_with_every_stage_and_the_error_class() {
     );
 }
 
+/// `TOPICMAP_DEBUG_CPU` and `TOPICMAP_DEBUG_RSS` add, per stage line, its CPU seconds and page
+/// faults, and the memory it holds at its end beside its peak (Linux only: both read `/proc`
+/// and `getrusage`).
+#[cfg(target_os = "linux")]
+#[test]
+fn debug_lines_show_each_stages_cpu_page_faults_and_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = csv_pipeline(tmp.path(), "");
+    let out = tmp.path().join("out");
+    let o = bin()
+        .args(["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .env("TOPICMAP_DEBUG_CPU", "1")
+        .env("TOPICMAP_DEBUG_RSS", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let line = |stage: &str| {
+        err.lines()
+            .find(|l| l.starts_with(stage))
+            .unwrap_or_else(|| panic!("no {stage} line in {err}"))
+            .to_string()
+    };
+    for stage in [
+        "ingest", "tokenize", "reduce", "cluster", "describe", "report",
+    ] {
+        let l = line(stage);
+        assert!(l.contains(" cpu-s ("), "{l}");
+        assert!(l.contains(" page faults"), "{l}");
+        // "... 23 MiB peak  21 MiB now ...": what a stage holds at its end is within its peak.
+        let mib = |what: &str| -> f64 {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let i = words.windows(2).position(|w| w == ["MiB", what]).unwrap();
+            words[i - 1].parse().unwrap()
+        };
+        assert!(mib("now") <= mib("peak"), "{l}");
+    }
+}
+
 #[test]
 fn every_error_exits_2_by_default_and_by_class_when_asked() {
     let tmp = tempfile::tempdir().unwrap();
