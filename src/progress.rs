@@ -10,7 +10,8 @@
 //! raises the peak is the first line where the figure jumps. `TOPICMAP_DEBUG_RSS=1` adds the
 //! current resident set, for finding what a stage keeps alive, and makes each line's peak that
 //! stage's own (the kernel's peak is reset after each line); `TOPICMAP_DEBUG_CPU=1` adds the
-//! CPU seconds the stage used (all threads), which shows the stages that leave cores idle.
+//! CPU seconds the stage used (all threads), which shows the stages that leave cores idle, and
+//! its page faults, which show the stages that churn memory.
 
 use std::io::IsTerminal;
 use std::sync::OnceLock;
