@@ -195,11 +195,19 @@ impl Progress {
     /// Records a finished stage, and reports it when it succeeded (`detail` is `Some`). `used` is
     /// what the stage alone used, when it ran alone.
     fn record(&mut self, name: &str, secs: f64, used: Option<Usage>, detail: Option<String>) {
+        // The kernel's peak since the last reset: the stage's own under TOPICMAP_DEBUG_RSS.
         let peak = status_mib("VmHWM:");
+        // The process's peak so far, which run.json and JSON logs keep whatever the resets.
+        let before = self
+            .stages
+            .iter()
+            .filter_map(|s| s.peak_mib)
+            .reduce(f64::max);
+        let so_far = peak.map(|p| before.map_or(p, |b| b.max(p)));
         self.stages.push(StageRecord {
             name: name.to_string(),
             secs,
-            peak_mib: peak,
+            peak_mib: so_far,
         });
         let Some(detail) = detail else { return };
         if log_format() == LogFormat::Json {
@@ -209,7 +217,7 @@ impl Progress {
                     "stage": name,
                     "detail": detail,
                     "seconds": (secs * 1000.0).round() / 1000.0,
-                    "peak_mib": peak.map(f64::round),
+                    "peak_mib": so_far.map(f64::round),
                     "cpu_seconds": used.map(|u| (u.cpu_secs * 1000.0).round() / 1000.0),
                 }));
             }
@@ -222,7 +230,9 @@ impl Progress {
             if let Some(now) = status_mib("VmRSS:") {
                 mem.push_str(&format!("  {now:>6.0} MiB now"));
             }
-            // The next line's peak is then that stage's own (Linux resets VmHWM to VmRSS).
+            // The next line's peak is then that stage's own (Linux resets VmHWM to VmRSS; so
+            // does the peak `getrusage` and `/usr/bin/time` report, which then is the last
+            // stage's).
             let _ = std::fs::write("/proc/self/clear_refs", "5");
         }
         if let (Some(used), Some(_)) = (used, std::env::var_os("TOPICMAP_DEBUG_CPU")) {

@@ -224,6 +224,16 @@ fn debug_lines_show_each_stages_cpu_page_faults_and_memory() {
         };
         assert!(mib("now") <= mib("peak"), "{l}");
     }
+    // The lines show each stage's own peak; run.json keeps the process's peak so far.
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    // [[stage, MiB], ...] in the order the stages ended.
+    let peaks: Vec<f64> = run["peak_rss_mib_after_stage"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|p| p[1].as_f64()).collect())
+        .unwrap_or_default();
+    assert!(peaks.len() >= 6, "{}", run["peak_rss_mib_after_stage"]);
+    assert!(peaks.windows(2).all(|w| w[0] <= w[1]), "{peaks:?}");
 }
 
 #[test]
