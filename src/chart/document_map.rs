@@ -92,10 +92,10 @@ pub fn document_map(
     )
 }
 
-/// The map's central range ([`crate::layout::central_range`]), widened by 5% of the span each
+/// The map's central range ([`crate::sample::central_range`]), widened by 5% of the span each
 /// side (a unit span when all values are equal).
 fn quantile_bounds(vals: impl Iterator<Item = f32>) -> (f32, f32) {
-    let Some((lo, hi)) = crate::layout::central_range(vals) else {
+    let Some((lo, hi)) = crate::sample::central_range(vals) else {
         return (0.0, 1.0);
     };
     let span = hi - lo;
@@ -288,7 +288,7 @@ impl MapChart<'_> {
         };
         // Outliers first, muted, so the topics' colours lie on top.
         for muted in [true, false] {
-            for i in crate::layout::even_indices(n, MAX_MAP_POINTS) {
+            for i in crate::sample::even_indices(n, MAX_MAP_POINTS) {
                 let Some(p) = self
                     .points
                     .get(i)

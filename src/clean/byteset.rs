@@ -74,9 +74,9 @@ impl ByteSet {
     pub fn find(&self, b: &[u8], from: usize) -> usize {
         let mut i = from;
         #[cfg(target_arch = "x86_64")]
-        if b.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
+        if b.len() >= 32 && crate::simd::has(crate::simd::Level::Avx2) {
             while i + 32 <= b.len() {
-                // SAFETY: AVX2 was detected just above, and `i + 32 <= b.len()`.
+                // SAFETY: the CPU has AVX2 (`simd::has` just above), and `i + 32 <= b.len()`.
                 let m = unsafe { self.mask(b, i) };
                 if m != 0 {
                     return i + m.trailing_zeros() as usize;

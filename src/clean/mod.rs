@@ -539,9 +539,9 @@ fn run_end_from(b: &[u8], mut i: usize, stop: impl Fn(&[u8], usize) -> usize) ->
 #[inline]
 fn next_stop(b: &[u8], mut i: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::simd::has(crate::simd::Level::Avx2) {
         while i + 33 <= b.len() {
-            // SAFETY: AVX2 was detected just above, and 32 bytes from `i` are in `b`.
+            // SAFETY: the CPU has AVX2 (`simd::has` just above), and 32 bytes from `i` are in `b`.
             let (special, joiners) = unsafe { (SPECIAL.mask(b, i), JOINERS.mask(b, i)) };
             // Bit j: byte i + j + 1 is special (the last one read from past the block).
             let next = special >> 1 | u32::from(SPECIAL.contains(b[i + 32])) << 31;

@@ -67,7 +67,7 @@ impl Distance<f32> for LaneL2 {
 pub fn squared_l2(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len(), "squared_l2: slices of different lengths");
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
+    if crate::simd::has(crate::simd::Level::Avx) {
         // SAFETY: the CPU supports AVX, checked just above.
         return unsafe { squared_l2_avx(a, b) };
     }

@@ -187,7 +187,7 @@ impl KMeansValidParams {
                 }
                 true => {
                     let rows: Vec<usize> =
-                        crate::layout::even_indices(x.nrows(), POLISH_ROWS).collect();
+                        crate::sample::even_indices(x.nrows(), POLISH_ROWS).collect();
                     let rows = x.select(Axis(0), &rows);
                     polish(centroids, rows.view(), POLISH_PASSES, POLISH_SETTLED)
                 }
@@ -591,10 +591,7 @@ impl Clustering {
                     row.scaled_add(self.sizes[t] as f32 / total.max(1) as f32, &c.row(t));
                 }
                 if unit {
-                    let n = row.dot(&row).sqrt();
-                    if n > 0.0 {
-                        row /= n;
-                    }
+                    crate::norm::unit(row);
                 }
             }
             out

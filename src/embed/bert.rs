@@ -10,12 +10,13 @@
 //! and the layer norm are one pass too, and so is the softmax. The GELU's erf is a rational
 //! approximation (the one XLA and Eigen use), within 5e-7 of the true erf, and the softmax's
 //! exp Cephes' polynomial, within 2.5e-7: both branch-free, so their loops vectorise, and
-//! compiled for AVX-512 and AVX2 too, chosen at run time (`wide!`). The dense products are
+//! compiled for AVX-512 and AVX2 too, chosen at run time ([`crate::wide!`]). The dense products are
 //! [`Dense`]'s (`dense.rs`). docs/benchmarks.md has the speed. The weights and their names are
 //! BERT's, loaded from the same safetensors file; the forward pass is tested against
 //! sentence-transformers' own example.
 
 use super::dense::Dense;
+use super::storage::{values, values_of};
 use candle_core::{CpuStorage, InplaceOp1, InplaceOp2, Layout, Result, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{Config, HiddenAct};
@@ -236,25 +237,6 @@ impl Norm {
     }
 }
 
-/// The contiguous `f32` values a tensor's layout covers.
-fn values<'a>(storage: &'a mut CpuStorage, layout: &Layout) -> Result<&'a mut [f32]> {
-    let (start, end) = layout
-        .contiguous_offsets()
-        .ok_or_else(|| candle_core::Error::Msg("not contiguous".into()))?;
-    match storage {
-        CpuStorage::F32(v) => Ok(&mut v[start..end]),
-        _ => candle_core::bail!("not f32"),
-    }
-}
-
-/// The contiguous `f32` values a tensor's layout covers, read only.
-pub(super) fn values_of<'a>(storage: &'a CpuStorage, layout: &Layout) -> Result<&'a [f32]> {
-    let (start, end) = layout
-        .contiguous_offsets()
-        .ok_or_else(|| candle_core::Error::Msg("not contiguous".into()))?;
-    Ok(&storage.as_slice::<f32>()?[start..end])
-}
-
 impl InplaceOp1 for Norm {
     fn name(&self) -> &'static str {
         "bert-norm"
@@ -362,55 +344,21 @@ fn softmax_rows(values: &mut [f32], width: usize) {
     }
 }
 
-/// `fn name(args) body`, compiled three times: for AVX-512 (16 values a step), for AVX2 (8) and
-/// for the build's baseline (SSE2, 4), the widest the CPU has chosen at run time. The body's
-/// loops are `#[inline(always)]`, so they are built inside each twin. Rust never fuses a
-/// multiply and an add on its own, and [`lanes`] fixes the order of every sum, so all three
-/// give the same bits.
-macro_rules! wide {
-    ($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
-        $(#[$meta])*
-        fn $name($($arg: $ty),*) {
-            #[inline(always)]
-            fn body($($arg: $ty),*) $body
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx512f")]
-                unsafe fn avx512($($arg: $ty),*) {
-                    body($($arg),*)
-                }
-                #[target_feature(enable = "avx2")]
-                unsafe fn avx2($($arg: $ty),*) {
-                    body($($arg),*)
-                }
-                match super::dense::simd() {
-                    // SAFETY: the CPU has AVX-512.
-                    super::dense::Simd::Avx512 => return unsafe { avx512($($arg),*) },
-                    // SAFETY: the CPU has AVX2.
-                    super::dense::Simd::Avx2 => return unsafe { avx2($($arg),*) },
-                    super::dense::Simd::Base => {}
-                }
-            }
-            body($($arg),*)
-        }
-    };
-}
-
-wide! {
+crate::wide! {
     /// [`Norm::rows`], as wide as the CPU allows.
     fn norm_rows(norm: &Norm, values: &mut [f32], residual: Option<&[f32]>) {
         norm.rows(values, residual)
     }
 }
 
-wide! {
+crate::wide! {
     /// [`BiasAct::apply`], as wide as the CPU allows.
     fn bias_act(op: &BiasAct, values: &mut [f32]) {
         op.apply(values)
     }
 }
 
-wide! {
+crate::wide! {
     /// Each row's softmax, in place, as wide as the CPU allows.
     fn softmax(values: &mut [f32], width: usize) {
         softmax_rows(values, width)

@@ -14,79 +14,63 @@
 //! depend on the batch it ran in (the encoder's test checks the bits), nor on which of the two
 //! kernels ran.
 
+use super::storage::values_of;
+use crate::simd::{self, Level};
 use candle_core::{Result, Tensor};
 
 /// Bytes of packed weights a group of panels holds (see [`Packed::tiles`]).
 const GROUP_BYTES: usize = 256 * 1024;
-/// The most rows a kernel's tile has (AVX-512's 12).
+
+/// The AVX-512 tile: 12 rows by one panel of 32 columns (two registers), held in 24 of the
+/// 32 registers.
+const AVX512_TILE: Tile = Tile {
+    rows: 12,
+    panel: 32,
+};
+/// The AVX2 tile: 6 rows by one panel of 16 columns (two registers), held in 12 of the 16.
+const AVX2_TILE: Tile = Tile { rows: 6, panel: 16 };
+/// The most rows any kernel's tile has: [`Packed::product`] gathers this many row slices.
 const MAX_TILE_ROWS: usize = 12;
+const _: () = assert!(AVX512_TILE.rows <= MAX_TILE_ROWS && AVX2_TILE.rows <= MAX_TILE_ROWS);
 
-/// The widest vector instructions this CPU runs (ordered: each level has the ones below).
-/// `TOPICMAP_DEBUG_SIMD=avx2` or `=base` lowers it, to measure what a CPU without AVX-512 (or
-/// without AVX2) gets on this one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Simd {
-    Base,
-    /// AVX2 with FMA.
-    Avx2,
-    Avx512,
-}
-
-/// The level the encoder's kernels use, found once.
-pub(super) fn simd() -> Simd {
-    static LEVEL: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
-    *LEVEL.get_or_init(|| {
-        let cpu = cpu_simd();
-        match std::env::var("TOPICMAP_DEBUG_SIMD").as_deref() {
-            Ok("avx2") => cpu.min(Simd::Avx2),
-            Ok("base") => Simd::Base,
-            _ => cpu,
-        }
-    })
-}
-
-fn cpu_simd() -> Simd {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            return Simd::Avx512;
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            return Simd::Avx2;
-        }
-    }
-    Simd::Base
+/// A kernel's tile shape: the rows of a packed block and the columns of a panel. The kernels'
+/// bodies hold exactly this many accumulators and read exactly this many values, so the shape
+/// is written once, here.
+#[derive(Debug, Clone, Copy)]
+struct Tile {
+    rows: usize,
+    panel: usize,
 }
 
 /// One output tile's kernel (see [`tile512`]).
+///
+/// # Safety
+/// A caller guarantees what [`tile512`] lists, for its kernel's [`Tile`], and that the CPU has
+/// the kernel's instructions.
 #[cfg(target_arch = "x86_64")]
 type TileFn = unsafe fn(*const f32, usize, *const f32, *const f32, *mut f32, usize, usize, usize);
 
-/// A kernel: its panel width, its tile's rows, and the tile function.
+/// A kernel: its tile's shape and the tile function.
 #[derive(Clone, Copy)]
 struct Kernel {
-    panel: usize,
-    rows: usize,
+    tile: Tile,
     #[cfg(target_arch = "x86_64")]
-    tile: TileFn,
+    run: TileFn,
 }
 
 impl Kernel {
-    /// The kernel for `simd`, if there is one.
-    fn of(simd: Simd) -> Option<Kernel> {
-        match simd {
+    /// The kernel for `level`, if there is one (candle's matmul runs otherwise).
+    fn of(level: Level) -> Option<Kernel> {
+        match level {
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx512 => Some(Kernel {
-                panel: 32,
-                rows: 12,
-                tile: tile512,
+            Level::Avx512 => Some(Kernel {
+                tile: AVX512_TILE,
+                run: tile512,
             }),
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx2 => Some(Kernel {
-                panel: 16,
-                rows: 6,
-                tile: tile256,
+            Level::Avx2 => Some(Kernel {
+                tile: AVX2_TILE,
+                run: tile256,
             }),
             _ => None,
         }
@@ -120,7 +104,7 @@ impl Dense {
     /// added here (leave it out when a later fused pass adds it).
     pub fn new(weight: &Tensor, bias: Option<Tensor>) -> Result<Dense> {
         let weight = weight.t()?.contiguous()?;
-        let Some(kernel) = Kernel::of(simd()) else {
+        let Some(kernel) = Kernel::of(simd::level()) else {
             return Ok(Dense::Candle { weight, bias });
         };
         let (k, m) = weight.dims2()?;
@@ -143,7 +127,7 @@ impl Dense {
                 let x = x.contiguous()?;
                 let (storage, layout) = x.storage_and_layout();
                 let values = match &*storage {
-                    candle_core::Storage::Cpu(s) => super::bert::values_of(s, layout)?,
+                    candle_core::Storage::Cpu(s) => values_of(s, layout)?,
                     _ => candle_core::bail!("dense product: not on the CPU"),
                 };
                 let out = p.product(values, n);
@@ -162,7 +146,7 @@ impl Dense {
 
 impl Packed {
     fn new(kernel: Kernel, w: &[f32], bias: &[f32], k: usize, m: usize) -> Packed {
-        let width = kernel.panel;
+        let width = kernel.tile.panel;
         let count = m.div_ceil(width);
         let mut panels = vec![0.0; count * k * width];
         for (j, panel) in panels.chunks_exact_mut(k * width).enumerate() {
@@ -184,7 +168,7 @@ impl Packed {
 
     /// `x W + bias` for `x`, `n` rows of `k` values one after the other.
     fn product(&self, x: &[f32], n: usize) -> Vec<f32> {
-        let (k, tile_rows) = (self.k, self.kernel.rows);
+        let (k, tile_rows) = (self.k, self.kernel.tile.rows);
         assert_eq!(x.len(), n * k);
         // The rows in blocks of the tile's rows, each block column after column (zero rows pad
         // the last), so that a tile reads its left-hand side from one pointer.
@@ -207,9 +191,9 @@ impl Packed {
         // SAFETY: the loop above wrote every value of the first `blocks * k * tile_rows`.
         unsafe { a.set_len(blocks * k * tile_rows) };
         let mut out = Vec::<f32>::with_capacity(n * self.m);
-        // SAFETY: the kernel was chosen by `Kernel::of`, for instructions this CPU runs; every
-        // tile reads a packed block and a panel within their lengths and writes only its own
-        // rows and columns of `out`, and the tiles cover all `n * m` values before the length
+        // SAFETY: `a` holds `blocks` packed blocks of `k` columns of the tile's rows and `out`
+        // has room for `n * m` values, as `tiles` requires; the kernel came from `Kernel::of`,
+        // for instructions this CPU runs. The tiles write all `n * m` values before the length
         // is set.
         #[cfg(target_arch = "x86_64")]
         unsafe {
@@ -221,35 +205,56 @@ impl Packed {
 
     /// The tiles, a group of panels at a time (the group's weights stay in the core's cache
     /// while every block of rows passes over them).
+    ///
+    /// # Safety
+    /// `a` is `n.div_ceil(rows)` packed blocks of `k * rows` values (`rows` the kernel's tile
+    /// rows), `out` is valid for writing `n * m` values, and the CPU has the kernel's
+    /// instructions.
     #[cfg(target_arch = "x86_64")]
     unsafe fn tiles(&self, a: &[f32], n: usize, out: *mut f32) {
         let (k, m) = (self.k, self.m);
-        let Kernel { panel, rows, tile } = self.kernel;
+        let Kernel {
+            tile: Tile { rows, panel },
+            run,
+        } = self.kernel;
         let panels = m.div_ceil(panel);
         let group = (GROUP_BYTES / (k * panel * 4)).max(1);
         for first in (0..panels).step_by(group) {
             for (b, block) in a.chunks_exact(k * rows).enumerate() {
                 let live = (n - b * rows).min(rows);
                 for j in first..(first + group).min(panels) {
-                    tile(
-                        block.as_ptr(),
-                        k,
-                        self.panels.as_ptr().add(j * k * panel),
-                        self.bias.as_ptr().add(j * panel),
-                        out.add(b * rows * m + j * panel),
-                        m,
-                        live,
-                        (m - j * panel).min(panel),
-                    );
+                    // SAFETY: the block holds `k * rows` values; panel `j` is `k * panel`
+                    // values of `self.panels` and its bias `panel` values of the padded bias;
+                    // the tile writes `live <= rows` rows of at most `panel` columns, all
+                    // within the `n * m` values of `out` (`live` stops at row `n`, the columns
+                    // at `m`); the CPU has the kernel's instructions (the caller's promise).
+                    unsafe {
+                        run(
+                            block.as_ptr(),
+                            k,
+                            self.panels.as_ptr().add(j * k * panel),
+                            self.bias.as_ptr().add(j * panel),
+                            out.add(b * rows * m + j * panel),
+                            m,
+                            live,
+                            (m - j * panel).min(panel),
+                        );
+                    }
                 }
             }
         }
     }
 }
 
-/// One AVX-512 output tile: a packed block of 12 rows (`k` columns of them) times one panel of
-/// 32 columns, plus the bias, written to the first `rows` rows (`ldc` apart) of `c`, their
-/// first `cols` columns.
+/// One AVX-512 output tile: a packed block of [`AVX512_TILE`]'s 12 rows (`k` columns of them)
+/// times one panel of its 32 columns, plus the bias, written to the first `rows` rows (`ldc`
+/// apart) of `c`, their first `cols` columns.
+///
+/// # Safety
+/// - The CPU has AVX-512F.
+/// - `a` is readable for `k * 12` values, `panel` for `k * 32`, `bias` for 32.
+/// - `rows <= 12`, `cols <= 32`, and `c` is writable for `cols` values at each of `rows`
+///   rows `ldc` apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[allow(clippy::too_many_arguments)]
@@ -264,35 +269,49 @@ unsafe fn tile512(
     cols: usize,
 ) {
     use std::arch::x86_64::*;
-    let b0 = _mm512_loadu_ps(bias);
-    let b1 = _mm512_loadu_ps(bias.add(16));
-    let mut acc = [[b0, b1]; 12];
-    for p in 0..k {
-        let w0 = _mm512_loadu_ps(panel.add(p * 32));
-        let w1 = _mm512_loadu_ps(panel.add(p * 32 + 16));
-        let column = a.add(p * 12);
-        for (r, acc) in acc.iter_mut().enumerate() {
-            let v = _mm512_set1_ps(*column.add(r));
-            acc[0] = _mm512_fmadd_ps(v, w0, acc[0]);
-            acc[1] = _mm512_fmadd_ps(v, w1, acc[1]);
+    const R: usize = AVX512_TILE.rows;
+    const W: usize = AVX512_TILE.panel;
+    // SAFETY: every read is within the lengths the caller guarantees (bias 0..32, the panel's
+    // row p of 32 and the block's column p of 12 for p < k), and the masked stores write the
+    // first `cols` columns of the first `rows` rows only.
+    unsafe {
+        let b0 = _mm512_loadu_ps(bias);
+        let b1 = _mm512_loadu_ps(bias.add(16));
+        let mut acc = [[b0, b1]; R];
+        for p in 0..k {
+            let w0 = _mm512_loadu_ps(panel.add(p * W));
+            let w1 = _mm512_loadu_ps(panel.add(p * W + 16));
+            let column = a.add(p * R);
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let v = _mm512_set1_ps(*column.add(r));
+                acc[0] = _mm512_fmadd_ps(v, w0, acc[0]);
+                acc[1] = _mm512_fmadd_ps(v, w1, acc[1]);
+            }
         }
-    }
-    let low: __mmask16 = if cols >= 16 { 0xffff } else { (1 << cols) - 1 };
-    let high: __mmask16 = if cols >= 32 {
-        0xffff
-    } else if cols > 16 {
-        (1 << (cols - 16)) - 1
-    } else {
-        0
-    };
-    for (r, acc) in acc.iter().enumerate().take(rows) {
-        let row = c.add(r * ldc);
-        _mm512_mask_storeu_ps(row, low, acc[0]);
-        _mm512_mask_storeu_ps(row.add(16), high, acc[1]);
+        let low: __mmask16 = if cols >= 16 { 0xffff } else { (1 << cols) - 1 };
+        let high: __mmask16 = if cols >= 32 {
+            0xffff
+        } else if cols > 16 {
+            (1 << (cols - 16)) - 1
+        } else {
+            0
+        };
+        for (r, acc) in acc.iter().enumerate().take(rows) {
+            let row = c.add(r * ldc);
+            _mm512_mask_storeu_ps(row, low, acc[0]);
+            _mm512_mask_storeu_ps(row.add(16), high, acc[1]);
+        }
     }
 }
 
-/// One AVX2 output tile: as [`tile512`], with blocks of 6 rows and panels of 16 columns.
+/// One AVX2 output tile: as [`tile512`], with [`AVX2_TILE`]'s blocks of 6 rows and panels of
+/// 16 columns.
+///
+/// # Safety
+/// - The CPU has AVX2 and FMA.
+/// - `a` is readable for `k * 6` values, `panel` for `k * 16`, `bias` for 16.
+/// - `rows <= 6`, `cols <= 16`, and `c` is writable for `cols` values at each of `rows` rows
+///   `ldc` apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
@@ -307,29 +326,36 @@ unsafe fn tile256(
     cols: usize,
 ) {
     use std::arch::x86_64::*;
-    let b0 = _mm256_loadu_ps(bias);
-    let b1 = _mm256_loadu_ps(bias.add(8));
-    let mut acc = [[b0, b1]; 6];
-    for p in 0..k {
-        let w0 = _mm256_loadu_ps(panel.add(p * 16));
-        let w1 = _mm256_loadu_ps(panel.add(p * 16 + 8));
-        let column = a.add(p * 6);
-        for (r, acc) in acc.iter_mut().enumerate() {
-            let v = _mm256_broadcast_ss(&*column.add(r));
-            acc[0] = _mm256_fmadd_ps(v, w0, acc[0]);
-            acc[1] = _mm256_fmadd_ps(v, w1, acc[1]);
+    const R: usize = AVX2_TILE.rows;
+    const W: usize = AVX2_TILE.panel;
+    // SAFETY: every read is within the lengths the caller guarantees (bias 0..16, the panel's
+    // row p of 16 and the block's column p of 6 for p < k); a partial row goes through a local
+    // buffer, so only the first `cols` columns of the first `rows` rows are written.
+    unsafe {
+        let b0 = _mm256_loadu_ps(bias);
+        let b1 = _mm256_loadu_ps(bias.add(8));
+        let mut acc = [[b0, b1]; R];
+        for p in 0..k {
+            let w0 = _mm256_loadu_ps(panel.add(p * W));
+            let w1 = _mm256_loadu_ps(panel.add(p * W + 8));
+            let column = a.add(p * R);
+            for (r, acc) in acc.iter_mut().enumerate() {
+                let v = _mm256_broadcast_ss(&*column.add(r));
+                acc[0] = _mm256_fmadd_ps(v, w0, acc[0]);
+                acc[1] = _mm256_fmadd_ps(v, w1, acc[1]);
+            }
         }
-    }
-    for (r, acc) in acc.iter().enumerate().take(rows) {
-        let row = c.add(r * ldc);
-        if cols == 16 {
-            _mm256_storeu_ps(row, acc[0]);
-            _mm256_storeu_ps(row.add(8), acc[1]);
-        } else {
-            let mut part = [0.0f32; 16];
-            _mm256_storeu_ps(part.as_mut_ptr(), acc[0]);
-            _mm256_storeu_ps(part.as_mut_ptr().add(8), acc[1]);
-            std::ptr::copy_nonoverlapping(part.as_ptr(), row, cols);
+        for (r, acc) in acc.iter().enumerate().take(rows) {
+            let row = c.add(r * ldc);
+            if cols == W {
+                _mm256_storeu_ps(row, acc[0]);
+                _mm256_storeu_ps(row.add(8), acc[1]);
+            } else {
+                let mut part = [0.0f32; W];
+                _mm256_storeu_ps(part.as_mut_ptr(), acc[0]);
+                _mm256_storeu_ps(part.as_mut_ptr().add(8), acc[1]);
+                std::ptr::copy_nonoverlapping(part.as_ptr(), row, cols);
+            }
         }
     }
 }
@@ -341,8 +367,8 @@ mod tests {
     /// The kernels this CPU runs (with `None`, candle's matmul, always).
     fn kernels() -> Vec<Option<Kernel>> {
         let mut v = vec![None];
-        for level in [Simd::Avx2, Simd::Avx512] {
-            if cpu_simd() >= level {
+        for level in [Level::Avx2, Level::Avx512] {
+            if simd::cpu() >= level {
                 v.push(Kernel::of(level));
             } else {
                 eprintln!("not on this CPU: the {level:?} kernel");

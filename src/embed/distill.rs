@@ -40,12 +40,7 @@ impl StaticTable {
         let cov = centred.t().dot(&centred);
         let axes = principal_axes(cov, dims)?;
         let mut table = centred.dot(&axes).mapv(|v| v as f32);
-        for mut row in table.rows_mut() {
-            let norm = row.dot(&row).sqrt();
-            if norm > 0.0 {
-                row /= norm;
-            }
-        }
+        crate::norm::unit_rows(table.view_mut());
         Ok(StaticTable {
             dims,
             vectors: table.into_raw_vec_and_offset().0,
@@ -68,17 +63,14 @@ impl StaticTable {
             .enumerate()
             .for_each(|(i, mut row)| {
                 let (cols, vals) = x.row(i);
-                let row = row
+                let values = row
                     .as_slice_mut()
                     .expect("rows of a standard array are contiguous");
                 for (&c, &w) in cols.iter().zip(vals) {
                     let v = &self.vectors[c as usize * d..(c as usize + 1) * d];
-                    row.iter_mut().zip(v).for_each(|(o, t)| *o += w * t);
+                    values.iter_mut().zip(v).for_each(|(o, t)| *o += w * t);
                 }
-                let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
-                if norm > 0.0 {
-                    row.iter_mut().for_each(|v| *v /= norm);
-                }
+                crate::norm::unit(row);
             });
         out
     }

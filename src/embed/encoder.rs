@@ -106,10 +106,7 @@ impl SentenceEncoder {
                 let mut row = out.row_mut(i);
                 row.assign(&ndarray::ArrayView1::from(v));
                 if self.normalize {
-                    let norm = row.dot(&row).sqrt();
-                    if norm > 0.0 {
-                        row /= norm;
-                    }
+                    crate::norm::unit(row);
                 }
             }
         }

@@ -24,6 +24,7 @@ mod dense;
 pub mod distill;
 pub mod encoder;
 pub mod folder;
+mod storage;
 
 pub use distill::StaticTable;
 pub use encoder::SentenceEncoder;
@@ -67,17 +68,6 @@ impl FeatureSpace {
     /// Whether the sentence model runs.
     pub fn embeds(self) -> bool {
         self != FeatureSpace::Tfidf
-    }
-}
-
-/// Makes candle run each operation on the calling thread (`CANDLE_NUM_THREADS=1`, unless the
-/// environment sets it), so that the encoder's batches, run side by side on the rayon pool,
-/// do not queue for candle's own pool (which takes one call at a time): measured 252 against
-/// 158 short texts/s on 2 cores. Call it before any thread starts: it sets an environment
-/// variable.
-pub fn one_candle_thread_per_batch() {
-    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
-        std::env::set_var("CANDLE_NUM_THREADS", "1");
     }
 }
 
@@ -455,20 +445,16 @@ pub fn combine(
             let mut out = Array2::<f32>::zeros((n, a + e.ncols()));
             out.slice_mut(s![.., ..a]).assign(&lsa);
             out.slice_mut(s![.., a..]).assign(&e);
+            let (lsa_share, embedding_share) = ((1.0 - weight).sqrt(), weight.sqrt());
             for mut row in out.rows_mut() {
-                scale_unit(row.slice_mut(s![..a]), (1.0 - weight).sqrt());
-                scale_unit(row.slice_mut(s![a..]), weight.sqrt());
+                let (mut l, mut e) = row.multi_slice_mut((s![..a], s![a..]));
+                crate::norm::unit(l.view_mut());
+                l *= lsa_share;
+                crate::norm::unit(e.view_mut());
+                e *= embedding_share;
             }
             out
         }
-    }
-}
-
-/// Scales `v` to length `to` (a zero vector stays zero).
-fn scale_unit(mut v: ndarray::ArrayViewMut1<f32>, to: f32) {
-    let norm = v.dot(&v).sqrt();
-    if norm > 0.0 {
-        v *= to / norm;
     }
 }
 

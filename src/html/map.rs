@@ -170,10 +170,10 @@ fn script_safe(json: &str) -> String {
     s
 }
 
-/// Each axis's central range over the finite points ([`crate::layout::central_range`], as the
+/// Each axis's central range over the finite points ([`crate::sample::central_range`], as the
 /// static chart frames its view), so a few far points do not squash the rest.
 fn bounds(map: &super::ReportMap) -> ((f32, f32), (f32, f32)) {
-    let axis = |f: fn(&super::ReportMapPoint) -> f32| match crate::layout::central_range(
+    let axis = |f: fn(&super::ReportMapPoint) -> f32| match crate::sample::central_range(
         map.points.iter().map(f),
     ) {
         None => (0.0, 1.0),

@@ -10,6 +10,7 @@
 
 use super::graph::smooth_weights;
 use super::knn::{members, nearest_in};
+use crate::norm::unit_rows;
 use ndarray::{Array2, ArrayView2, Axis};
 
 /// Embedded documents with their unit vectors, map coordinates and topics.
@@ -32,18 +33,6 @@ pub struct SavedLandmarks {
     pub coords: Vec<[f32; 2]>,
     /// Each landmark's vector scaled so its largest entry is ±127, rounded.
     pub vectors: Vec<Vec<i8>>,
-}
-
-/// `x` with every row scaled to unit length (a zero row stays zero).
-pub fn unit_rows(x: ArrayView2<f32>) -> Array2<f32> {
-    let mut u = x.to_owned();
-    for mut r in u.outer_iter_mut() {
-        let n = r.dot(&r).sqrt();
-        if n > 0.0 {
-            r /= n;
-        }
-    }
-    u
 }
 
 impl Landmarks {
@@ -78,7 +67,8 @@ impl Landmarks {
             }
             let pool = if pools[t].is_empty() { &all } else { &pools[t] };
             let picked: Vec<usize> = qs.iter().map(|&j| rows[j]).collect();
-            let q = unit_rows(vectors.select(Axis(0), &picked).view());
+            let mut q = vectors.select(Axis(0), &picked);
+            unit_rows(q.view_mut());
             let p = self.vectors.select(Axis(0), pool);
             let placed = nearest_in(q.view(), p.view(), self.k, |found| {
                 self.weighted_mean(found, pool)
@@ -107,7 +97,7 @@ impl Landmarks {
     /// At most `cap` of the landmarks, evenly spread over them, quantized for model.json.
     pub fn save(&self, cap: usize) -> SavedLandmarks {
         let n = self.coords.len();
-        let keep: Vec<usize> = super::even_indices(n, cap).collect();
+        let keep: Vec<usize> = crate::sample::even_indices(n, cap).collect();
         SavedLandmarks {
             k: self.k,
             topics: keep.iter().map(|&i| self.topics[i] as u32).collect(),
@@ -131,11 +121,12 @@ impl SavedLandmarks {
     /// The landmarks back as unit vectors.
     pub fn load(&self) -> Landmarks {
         let d = self.vectors.first().map_or(0, Vec::len);
-        let raw = Array2::from_shape_fn((self.vectors.len(), d), |(i, j)| {
+        let mut vectors = Array2::from_shape_fn((self.vectors.len(), d), |(i, j)| {
             self.vectors[i].get(j).copied().unwrap_or(0) as f32
         });
+        unit_rows(vectors.view_mut());
         Landmarks {
-            vectors: unit_rows(raw.view()),
+            vectors,
             coords: self.coords.clone(),
             topics: self.topics.iter().map(|&t| t as usize).collect(),
             k: self.k,
@@ -149,14 +140,15 @@ mod tests {
     use ndarray::array;
 
     fn landmarks() -> Landmarks {
-        let v = array![
+        let mut vectors = array![
             [1.0f32, 0.0, 0.0],
             [0.9, 0.1, 0.0],
             [0.0, 1.0, 0.0],
             [0.0, 0.9, 0.1]
         ];
+        unit_rows(vectors.view_mut());
         Landmarks {
-            vectors: unit_rows(v.view()),
+            vectors,
             coords: vec![[0.0, 0.0], [1.0, 0.0], [10.0, 10.0], [11.0, 10.0]],
             topics: vec![0, 0, 1, 1],
             k: 2,
@@ -166,7 +158,8 @@ mod tests {
     #[test]
     fn a_document_lands_among_its_topics_landmarks() {
         let l = landmarks();
-        let q = unit_rows(array![[1.0f32, 0.05, 0.0], [0.0, 1.0, 0.05]].view());
+        let mut q = array![[1.0f32, 0.05, 0.0], [0.0, 1.0, 0.05]];
+        unit_rows(q.view_mut());
         let p = l.place(q.view(), &[0, 1]);
         assert!(
             p[0][0] >= 0.0 && p[0][0] <= 1.0 && p[0][1].abs() < 1e-6,
@@ -179,7 +172,8 @@ mod tests {
     fn saved_landmarks_place_as_the_originals() {
         let l = landmarks();
         let back = l.save(10).load();
-        let q = unit_rows(array![[0.95f32, 0.05, 0.0], [0.1, 1.0, 0.0]].view());
+        let mut q = array![[0.95f32, 0.05, 0.0], [0.1, 1.0, 0.0]];
+        unit_rows(q.view_mut());
         let a = l.place(q.view(), &[0, 1]);
         let b = back.place(q.view(), &[0, 1]);
         for (x, y) in a.iter().zip(&b) {

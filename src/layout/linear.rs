@@ -66,10 +66,7 @@ fn principal_axis(cov: &Array2<f64>, not: Option<&Array1<f64>>) -> Array1<f64> {
             break;
         }
     }
-    let norm = v.dot(&v).sqrt();
-    if norm > 0.0 {
-        v /= norm;
-    }
+    crate::norm::unit(v.view_mut());
     let big = v
         .iter()
         .copied()

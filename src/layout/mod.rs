@@ -22,8 +22,9 @@ pub mod knn;
 pub mod landmarks;
 pub mod linear;
 
+use crate::norm::unit_rows;
 use crate::progress::thousands;
-use landmarks::unit_rows;
+use crate::sample::even_indices;
 pub use landmarks::{Landmarks, SavedLandmarks};
 use ndarray::{Array2, ArrayView2, Axis};
 use rand::SeedableRng;
@@ -235,7 +236,8 @@ impl MapValidParams {
             ));
         }
         let sample = sample_rows(n, self.0.sample, seed);
-        let sampled = unit_rows(vectors.select(Axis(0), &sample).view());
+        let mut sampled = vectors.select(Axis(0), &sample);
+        unit_rows(sampled.view_mut());
         let topic_of: Vec<usize> = sample.iter().map(|&i| topics.assignments[i]).collect();
         let nb = knn::neighbours(sampled.view(), &topic_of, topics.centroids, k, self.0.reach);
         Ok(SampleGraph {
@@ -432,27 +434,6 @@ fn place_rest(
         out[i] = p;
     }
     out
-}
-
-/// At most `cap` of the indices `0..n`, evenly spread: all when `n <= cap`, else
-/// `floor(j * n / cap)` for `j in 0..cap` (deterministic). The one rule for the landmarks a
-/// model keeps, the points a label anchor is chosen among, and the points a chart draws.
-pub fn even_indices(n: usize, cap: usize) -> impl Iterator<Item = usize> {
-    let take = n.min(cap);
-    (0..take).map(move |j| (j as u128 * n as u128 / take as u128) as usize)
-}
-
-/// The 0.5% and 99.5% quantiles of the finite values (`None` when there are none): the view of
-/// a map, so that a few far points do not squash the rest. The static chart and the report's
-/// interactive map frame their views with it.
-pub fn central_range(vals: impl Iterator<Item = f32>) -> Option<(f32, f32)> {
-    let mut v: Vec<f32> = vals.filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f32::total_cmp);
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
-    Some((at(0.005), at(0.995)))
 }
 
 /// Points of a topic the anchor is chosen among (evenly spread), and compared with.

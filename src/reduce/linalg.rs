@@ -266,23 +266,6 @@ pub(crate) fn flip_columns(v: &mut Array2<f32>) {
     }
 }
 
-/// Divides each row by its Euclidean norm (computed in `f64`); all-zero rows stay zero.
-/// Parallel over rows, each row on its own, hence deterministic.
-pub(crate) fn l2_normalize_rows(a: &mut Array2<f32>) {
-    a.axis_iter_mut(Axis(0))
-        .into_par_iter()
-        .for_each(|mut row| {
-            let norm = row
-                .iter()
-                .map(|&v| f64::from(v) * f64::from(v))
-                .sum::<f64>()
-                .sqrt();
-            if norm > 0.0 {
-                row.mapv_inplace(|v| (f64::from(v) / norm) as f32);
-            }
-        });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,12 +361,5 @@ mod tests {
         let mut v = array![[1.0f32, -0.5], [-3.0, 0.4], [2.0, 0.1]];
         flip_columns(&mut v);
         assert_eq!(v, array![[-1.0f32, 0.5], [3.0, -0.4], [-2.0, -0.1]]);
-    }
-
-    #[test]
-    fn normalize_rows_keeps_zero_rows() {
-        let mut a = array![[3.0f32, 4.0], [0.0, 0.0], [0.0, -2.0]];
-        l2_normalize_rows(&mut a);
-        assert_eq!(a, array![[0.6f32, 0.8], [0.0, 0.0], [0.0, -1.0]]);
     }
 }

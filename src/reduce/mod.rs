@@ -597,7 +597,7 @@ impl Reducer {
     /// Post-processing shared by fit and transform.
     fn finish(&self, out: &mut Array2<f32>) {
         if self.normalize() {
-            linalg::l2_normalize_rows(out);
+            crate::norm::unit_rows_f64(out.view_mut());
         }
     }
 }

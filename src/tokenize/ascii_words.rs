@@ -43,13 +43,11 @@ impl Classes {
         c
     }
 
-    /// As [`Self::bytewise`], 32 bytes per instruction.
-    ///
-    /// # Safety
-    /// The CPU supports AVX2.
+    /// As [`Self::bytewise`], 32 bytes per instruction (a caller without AVX2 enabled must
+    /// know that the CPU has it).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn avx2(block: &[u8; BLOCK]) -> Classes {
+    fn avx2(block: &[u8; BLOCK]) -> Classes {
         use std::arch::x86_64::*;
         // SAFETY: both loads read 32 of the block's 64 bytes.
         let halves = unsafe {
@@ -96,7 +94,8 @@ fn block_words(text: &[u8], start: usize, avx2: bool) -> (u64, u64) {
     };
     let c = if avx2 {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `avx2` is only true where AVX2 was detected.
+        // SAFETY: `avx2` is only true where the CPU has AVX2 (`AsciiWords::new`, and tests that
+        // ask `simd::cpu`).
         unsafe {
             Classes::avx2(block)
         }
@@ -135,11 +134,7 @@ impl<'a> AsciiWords<'a> {
     /// The words of `text`, which must be ASCII.
     pub fn new(text: &'a str) -> AsciiWords<'a> {
         debug_assert!(text.is_ascii());
-        #[cfg(target_arch = "x86_64")]
-        let avx2 = std::arch::is_x86_feature_detected!("avx2");
-        #[cfg(not(target_arch = "x86_64"))]
-        let avx2 = false;
-        AsciiWords::with(text, avx2)
+        AsciiWords::with(text, crate::simd::has(crate::simd::Level::Avx2))
     }
 
     fn with(text: &'a str, avx2: bool) -> AsciiWords<'a> {
@@ -267,8 +262,8 @@ mod tests {
             let expected = by_rule(block);
             assert_eq!(Classes::bytewise(block), expected);
             #[cfg(target_arch = "x86_64")]
-            if AsciiWords::new("").avx2 {
-                // SAFETY: AVX2 was detected.
+            if crate::simd::cpu() >= crate::simd::Level::Avx2 {
+                // SAFETY: the CPU has AVX2.
                 assert_eq!(unsafe { Classes::avx2(block) }, expected);
             }
         }
@@ -282,7 +277,7 @@ mod tests {
         fn blocks_find_the_bytewise_words(text in "([aZ09_.',:; \\-]|[a-z]{1,12}|[0-9]{1,5}){0,90}") {
             let expected = bytewise(&text);
             proptest::prop_assert_eq!(AsciiWords::with(&text, false).collect::<Vec<_>>(), expected.clone());
-            if AsciiWords::new("").avx2 {
+            if crate::simd::cpu() >= crate::simd::Level::Avx2 {
                 proptest::prop_assert_eq!(AsciiWords::with(&text, true).collect::<Vec<_>>(), expected);
             }
         }

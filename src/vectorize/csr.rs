@@ -198,7 +198,7 @@ fn t_dot_block_avx(x: &Rows, rhs: &[f32], l: usize, c0: usize, c1: usize, piece:
 /// Runs [`dot_rows`], with AVX when the CPU has it.
 fn dispatch_dot_rows(x: &Rows, rhs: &[f32], l: usize, first: usize, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
+    if crate::simd::has(crate::simd::Level::Avx) {
         // SAFETY: the CPU supports AVX, checked just above.
         return unsafe { dot_rows_avx(x, rhs, l, first, out) };
     }
@@ -208,7 +208,7 @@ fn dispatch_dot_rows(x: &Rows, rhs: &[f32], l: usize, first: usize, out: &mut [f
 /// Runs [`t_dot_block`], with AVX when the CPU has it.
 fn dispatch_t_dot_block(x: &Rows, rhs: &[f32], l: usize, c0: usize, c1: usize, piece: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
+    if crate::simd::has(crate::simd::Level::Avx) {
         // SAFETY: the CPU supports AVX, checked just above.
         return unsafe { t_dot_block_avx(x, rhs, l, c0, c1, piece) };
     }
