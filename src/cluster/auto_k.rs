@@ -28,8 +28,8 @@
 //! computed once for the whole sweep); the winner is refitted on every document with the full
 //! number of restarts. The table is kept for `k_selection.csv`, `run.json` and the chart.
 
+use super::silhouette::SilhouetteSample;
 use super::{ClusterError, Clustering, KMeansParams};
-use crate::evaluate::silhouette::SilhouetteSample;
 use ndarray::{ArrayView2, Axis};
 use rand::SeedableRng;
 

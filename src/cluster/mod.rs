@@ -8,14 +8,17 @@
 //! next to the code they govern.
 
 pub mod auto_k;
+pub mod clustering;
 pub mod distance;
 pub mod kmeans;
 pub mod polish;
 pub mod refine;
 pub mod seeding;
+pub mod silhouette;
 
 pub use auto_k::{KScore, KSelection};
-pub use kmeans::{nearest, ClusterError, Clustering, KMeansParams, KMeansValidParams};
+pub use clustering::{nearest, Clustering};
+pub use kmeans::{ClusterError, KMeansParams, KMeansValidParams};
 
 use crate::vectorize::CsrMatrix;
 use ndarray::ArrayView2;
@@ -181,7 +184,7 @@ impl ClusterParams {
                 ));
             }
         }
-        let range = crate::evaluate::silhouette::SAMPLE_RANGE;
+        let range = silhouette::SAMPLE_RANGE;
         if !range.contains(&self.silhouette_sample) {
             return Err(ClusterError::SilhouetteSample(self.silhouette_sample));
         }

@@ -1,9 +1,9 @@
 //! Evaluate: how good is a clustering? External scores against a label column (homogeneity,
 //! completeness, V-measure, ARI, NMI) and internal ones (sampled silhouette, inertia), all with
-//! scikit-learn's definitions so numbers compare side by side with its baseline.
+//! scikit-learn's definitions so numbers compare side by side with its baseline. The silhouette
+//! is [`crate::cluster::silhouette`]'s, the one automatic k chose k by.
 
 pub mod metrics;
-pub mod silhouette;
 
 use ndarray::ArrayView2;
 use rustc_hash::FxHashMap;
@@ -89,7 +89,7 @@ pub fn evaluate(
         }
     }
     let ext = metrics::external_scores(&truth, &pred)?;
-    let sil = silhouette::SilhouetteSample::new(x, Some(sample), seed)
+    let sil = crate::cluster::silhouette::SilhouetteSample::new(x, Some(sample), seed)
         .ok()
         .and_then(|s| s.score(clustering.assignments).ok().map(|v| (v, s.len())));
     Ok(Metrics {

@@ -2,6 +2,9 @@
 //! `sklearn.metrics.silhouette_score`, and sklearn's `inertia_` (sum of squared distances to
 //! the assigned centres).
 //!
+//! It lives in `cluster/` because automatic k scores every k of its sweep with it; the evaluate
+//! stage, which runs later, reports it for the chosen topics too.
+//!
 //! Why it is done this way:
 //! - The silhouette is quadratic in the number of points, so large inputs are scored on a seeded
 //!   random sample of rows, as sklearn's `sample_size` does: the score is the silhouette of the
@@ -29,7 +32,7 @@ use rand_xoshiro::Xoshiro256Plus;
 use rayon::prelude::*;
 use std::ops::Range;
 
-use crate::evaluate::metrics::MetricsError;
+use thiserror::Error;
 
 /// Rows sampled when `sample_size` is `None` and `x` has more rows than this; also the largest
 /// accepted explicit `sample_size` (the packed distance matrix then takes 800 MB).
@@ -46,6 +49,77 @@ const TILE: usize = 128;
 /// it sets how many rows are scored together (their distances to a later row are adjacent in
 /// memory). The block size does not change the result.
 const SCORE_BUFFER: usize = 16_384;
+
+/// Errors of the silhouette and the inertia, one variant per rule (scikit-learn's rules and
+/// messages).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SilhouetteError {
+    /// The point matrix must have at least one row.
+    #[error("x must have at least one row")]
+    NoRows,
+    /// The point matrix must have at least one column.
+    #[error("x must have at least one column")]
+    NoColumns,
+    /// `sample_size` must be at least 1.
+    #[error("sample_size cannot be 0")]
+    ZeroSampleSize,
+    /// The silhouette sample is capped because its distance matrix grows quadratically.
+    #[error(
+        "sample_size cannot exceed {max} (got {got}); the pairwise distance matrix grows with \
+         the square of the sample size"
+    )]
+    SampleTooLarge {
+        /// The requested sample size.
+        got: usize,
+        /// The largest allowed sample size.
+        max: usize,
+    },
+    /// Points must be finite (sklearn rejects NaN and infinity too).
+    #[error("x must contain only finite values (row {row} does not)")]
+    NonFinite {
+        /// Index (in `x`) of the first offending row.
+        row: usize,
+    },
+    /// There must be exactly one label per row of `x`.
+    #[error("labels must have one entry per row of x (got {labels} labels for {rows} rows)")]
+    LabelsLength {
+        /// Number of labels given.
+        labels: usize,
+        /// Number of rows of `x`.
+        rows: usize,
+    },
+    /// sklearn's rule for the silhouette: 2 <= distinct labels <= samples - 1.
+    #[error(
+        "number of distinct labels in the sample is {labels}; valid values are 2 to \
+         n_samples - 1 (inclusive) with n_samples = {samples}"
+    )]
+    InvalidLabelCount {
+        /// Distinct labels among the sampled rows.
+        labels: usize,
+        /// Number of sampled rows.
+        samples: usize,
+    },
+    /// Points and centroids must have the same number of columns.
+    #[error("x and centroids must have the same number of columns (got {x} and {centroids})")]
+    DimensionMismatch {
+        /// Columns of `x`.
+        x: usize,
+        /// Columns of the centroids.
+        centroids: usize,
+    },
+    /// Every label must index a row of the centroid matrix.
+    #[error(
+        "label {label} of row {row} is not a centroid index (there are {centroids} centroids)"
+    )]
+    LabelOutOfRange {
+        /// Row of `x` whose label is out of range.
+        row: usize,
+        /// The offending label.
+        label: usize,
+        /// Number of centroids.
+        centroids: usize,
+    },
+}
 
 /// A (sampled) set of points with their pairwise Euclidean distances, ready to score labelings
 /// with the mean silhouette coefficient.
@@ -95,20 +169,20 @@ impl SilhouetteSample {
     /// `Xoshiro256Plus::seed_from_u64(seed)`; the same inputs and seed give the same sample.
     ///
     /// # Errors
-    /// [`MetricsError::NoRows`], [`MetricsError::NoColumns`], [`MetricsError::ZeroSampleSize`],
-    /// [`MetricsError::SampleTooLarge`] (explicit size above 20,000) and
-    /// [`MetricsError::NonFinite`] (a sampled row holds NaN or infinity).
+    /// [`SilhouetteError::NoRows`], [`SilhouetteError::NoColumns`], [`SilhouetteError::ZeroSampleSize`],
+    /// [`SilhouetteError::SampleTooLarge`] (explicit size above 20,000) and
+    /// [`SilhouetteError::NonFinite`] (a sampled row holds NaN or infinity).
     pub fn new(
         x: ArrayView2<f32>,
         sample_size: Option<usize>,
         seed: u64,
-    ) -> Result<Self, MetricsError> {
+    ) -> Result<Self, SilhouetteError> {
         let (n_rows, dims) = x.dim();
         if n_rows == 0 {
-            return Err(MetricsError::NoRows);
+            return Err(SilhouetteError::NoRows);
         }
         if dims == 0 {
-            return Err(MetricsError::NoColumns);
+            return Err(SilhouetteError::NoColumns);
         }
         let indices = draw_sample(n_rows, sample_size, seed)?;
         check_finite(x, &indices)?;
@@ -129,10 +203,10 @@ impl SilhouetteSample {
     /// nearest-cluster mean distances are both 0 scores 0.
     ///
     /// # Errors
-    /// [`MetricsError::LabelsLength`] when the length is wrong, and
-    /// [`MetricsError::InvalidLabelCount`] unless 2 <= distinct labels in the sample <= s - 1
+    /// [`SilhouetteError::LabelsLength`] when the length is wrong, and
+    /// [`SilhouetteError::InvalidLabelCount`] unless 2 <= distinct labels in the sample <= s - 1
     /// (sklearn's rule).
-    pub fn score(&self, labels: &[usize]) -> Result<f64, MetricsError> {
+    pub fn score(&self, labels: &[usize]) -> Result<f64, SilhouetteError> {
         self.score_with(labels, None)
     }
 
@@ -142,9 +216,13 @@ impl SilhouetteSample {
     /// The sampled rows' labels are grouped by cluster; then each block of rows gets its
     /// distance sums to every cluster and, from them, each row's silhouette; the score is
     /// their mean.
-    fn score_with(&self, labels: &[usize], block_rows: Option<usize>) -> Result<f64, MetricsError> {
+    fn score_with(
+        &self,
+        labels: &[usize],
+        block_rows: Option<usize>,
+    ) -> Result<f64, SilhouetteError> {
         if labels.len() != self.n_rows {
-            return Err(MetricsError::LabelsLength {
+            return Err(SilhouetteError::LabelsLength {
                 labels: labels.len(),
                 rows: self.n_rows,
             });
@@ -224,11 +302,11 @@ fn draw_sample(
     n_rows: usize,
     sample_size: Option<usize>,
     seed: u64,
-) -> Result<Vec<usize>, MetricsError> {
+) -> Result<Vec<usize>, SilhouetteError> {
     let wanted = match sample_size {
-        Some(0) => return Err(MetricsError::ZeroSampleSize),
+        Some(0) => return Err(SilhouetteError::ZeroSampleSize),
         Some(s) if s > DEFAULT_MAX_SAMPLE => {
-            return Err(MetricsError::SampleTooLarge {
+            return Err(SilhouetteError::SampleTooLarge {
                 got: s,
                 max: DEFAULT_MAX_SAMPLE,
             })
@@ -247,12 +325,12 @@ fn draw_sample(
 }
 
 /// Refuses a sampled row holding NaN or infinity.
-fn check_finite(x: ArrayView2<f32>, indices: &[usize]) -> Result<(), MetricsError> {
+fn check_finite(x: ArrayView2<f32>, indices: &[usize]) -> Result<(), SilhouetteError> {
     match indices
         .iter()
         .find(|&&r| x.row(r).iter().any(|v| !v.is_finite()))
     {
-        Some(&row) => Err(MetricsError::NonFinite { row }),
+        Some(&row) => Err(SilhouetteError::NonFinite { row }),
         None => Ok(()),
     }
 }
@@ -338,15 +416,15 @@ impl Clusters {
     /// Groups the sample positions by their labels `sampled`.
     ///
     /// # Errors
-    /// [`MetricsError::InvalidLabelCount`] unless 2 <= distinct labels <= positions - 1.
-    fn of(sampled: &[usize]) -> Result<Clusters, MetricsError> {
+    /// [`SilhouetteError::InvalidLabelCount`] unless 2 <= distinct labels <= positions - 1.
+    fn of(sampled: &[usize]) -> Result<Clusters, SilhouetteError> {
         let s = sampled.len();
         let mut uniq = sampled.to_vec();
         uniq.sort_unstable();
         uniq.dedup();
         let k = uniq.len();
         if k < 2 || k >= s {
-            return Err(MetricsError::InvalidLabelCount {
+            return Err(SilhouetteError::InvalidLabelCount {
                 labels: k,
                 samples: s,
             });
@@ -441,29 +519,29 @@ impl ClusterSums {
 /// rows, so the result does not depend on the number of threads.
 ///
 /// # Errors
-/// [`MetricsError::LabelsLength`], [`MetricsError::DimensionMismatch`] and
-/// [`MetricsError::LabelOutOfRange`].
+/// [`SilhouetteError::LabelsLength`], [`SilhouetteError::DimensionMismatch`] and
+/// [`SilhouetteError::LabelOutOfRange`].
 pub fn inertia(
     x: ArrayView2<f32>,
     labels: &[usize],
     centroids: ArrayView2<f32>,
-) -> Result<f64, MetricsError> {
+) -> Result<f64, SilhouetteError> {
     const CHUNK: usize = 4096;
     if labels.len() != x.nrows() {
-        return Err(MetricsError::LabelsLength {
+        return Err(SilhouetteError::LabelsLength {
             labels: labels.len(),
             rows: x.nrows(),
         });
     }
     if x.ncols() != centroids.ncols() {
-        return Err(MetricsError::DimensionMismatch {
+        return Err(SilhouetteError::DimensionMismatch {
             x: x.ncols(),
             centroids: centroids.ncols(),
         });
     }
     let k = centroids.nrows();
     if let Some(row) = labels.iter().position(|&l| l >= k) {
-        return Err(MetricsError::LabelOutOfRange {
+        return Err(SilhouetteError::LabelOutOfRange {
             row,
             label: labels[row],
             centroids: k,
@@ -493,258 +571,4 @@ pub fn inertia(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use approx::assert_abs_diff_eq;
-    use ndarray::Array2;
-    use rand::Rng;
-
-    /// Nine 2-d points: three tight groups and two far points.
-    fn nine_points() -> Array2<f32> {
-        let pts: [[f32; 2]; 9] = [
-            [0.0, 0.0],
-            [0.0, 1.0],
-            [1.0, 0.0],
-            [5.0, 5.0],
-            [5.0, 6.0],
-            [6.0, 5.5],
-            [10.0, 0.0],
-            [0.0, 10.5],
-            [0.5, 9.5],
-        ];
-        Array2::from_shape_fn((9, 2), |(i, j)| pts[i][j])
-    }
-
-    /// X2[i][j] = f32(sin(1.3 i + 0.7 j) + 3 (i % 4)), 60 x 5.
-    fn formula_points() -> Array2<f32> {
-        Array2::from_shape_fn((60, 5), |(i, j)| {
-            ((1.3 * i as f64 + 0.7 * j as f64).sin() + 3.0 * (i % 4) as f64) as f32
-        })
-    }
-
-    /// Textbook silhouette on the rows `rows` of `x`, straight from the definition.
-    fn naive(x: &Array2<f32>, rows: &[usize], labels: &[usize]) -> f64 {
-        let dist = |a: usize, b: usize| -> f64 {
-            x.row(a)
-                .iter()
-                .zip(x.row(b).iter())
-                .map(|(p, q)| (f64::from(*p) - f64::from(*q)).powi(2))
-                .sum::<f64>()
-                .sqrt()
-        };
-        let mut total = 0.0;
-        for &i in rows {
-            let mut per: std::collections::BTreeMap<usize, (f64, usize)> = Default::default();
-            for &j in rows {
-                if j != i {
-                    let e = per.entry(labels[j]).or_insert((0.0, 0));
-                    e.0 += dist(i, j);
-                    e.1 += 1;
-                }
-            }
-            let Some(&(own_sum, own_n)) = per.get(&labels[i]) else {
-                continue; // singleton: 0
-            };
-            let a = own_sum / own_n as f64;
-            let b = per
-                .iter()
-                .filter(|(c, _)| **c != labels[i])
-                .map(|(_, (s, n))| s / *n as f64)
-                .fold(f64::INFINITY, f64::min);
-            if a.max(b) > 0.0 {
-                total += (b - a) / a.max(b);
-            }
-        }
-        total / rows.len() as f64
-    }
-
-    #[test]
-    fn full_sample_matches_sklearn() {
-        // python3 -c "import numpy as np; from sklearn.metrics import silhouette_score;
-        //   X=np.array([[0,0],[0,1],[1,0],[5,5],[5,6],[6,5.5],[10,0],[0,10.5],[0.5,9.5]]);
-        //   print(silhouette_score(X,[0,0,0,1,1,1,2,3,3]), silhouette_score(X,[7,7,3,3,3,9,9,9,7]))"
-        let x = nine_points();
-        let sample = SilhouetteSample::new(x.view(), None, 0).expect("valid");
-        assert_eq!(sample.len(), 9);
-        // Cluster 2 is a singleton (scores 0).
-        let s1 = sample.score(&[0, 0, 0, 1, 1, 1, 2, 3, 3]).expect("valid");
-        assert_abs_diff_eq!(s1, 0.7444281311156519, epsilon = 1e-6);
-        // A poor labeling with arbitrary ids, on the same precomputed distances.
-        let s2 = sample.score(&[7, 7, 3, 3, 3, 9, 9, 9, 7]).expect("valid");
-        assert_abs_diff_eq!(s2, -0.13953078452125278, epsilon = 1e-6);
-    }
-
-    #[test]
-    fn more_points_than_a_block_match_sklearn() {
-        // python3 -c "import numpy as np; from sklearn.metrics import silhouette_score;
-        //   X=np.array([[np.float32(np.sin(1.3*i+0.7*j)+3.0*(i%4)) for j in range(5)]
-        //   for i in range(60)]).astype(np.float64);
-        //   print(silhouette_score(X,[i%4 for i in range(60)]),
-        //   silhouette_score(X,[(i*7)%5 for i in range(60)]))"
-        let x = formula_points();
-        let sample = SilhouetteSample::new(x.view(), Some(60), 1).expect("valid");
-        let good: Vec<usize> = (0..60).map(|i| i % 4).collect();
-        let bad: Vec<usize> = (0..60).map(|i| (i * 7) % 5).collect();
-        assert_abs_diff_eq!(
-            sample.score(&good).expect("valid"),
-            0.6717031605731911,
-            epsilon = 1e-6
-        );
-        assert_abs_diff_eq!(
-            sample.score(&bad).expect("valid"),
-            -0.09856484246111187,
-            epsilon = 1e-6
-        );
-    }
-
-    #[test]
-    fn coincident_points_score_zero_like_sklearn() {
-        // sklearn: silhouette_score([[0,0],[0,0],[0,0],[0,0],[1,0]], [0,0,1,1,2]) == 0.0
-        // (a = b = 0 gives 0/0, which sklearn maps to 0; the singleton scores 0).
-        let x = Array2::from_shape_vec((5, 2), vec![0., 0., 0., 0., 0., 0., 0., 0., 1., 0.])
-            .expect("shape");
-        let sample = SilhouetteSample::new(x.view(), None, 0).expect("valid");
-        let s = sample.score(&[0, 0, 1, 1, 2]).expect("valid");
-        assert!(s.is_finite());
-        assert_abs_diff_eq!(s, 0.0, epsilon = 1e-12);
-    }
-
-    #[test]
-    fn label_rules() {
-        let x = nine_points();
-        let sample = SilhouetteSample::new(x.view(), None, 0).expect("valid");
-        assert_eq!(
-            sample.score(&[4; 9]),
-            Err(MetricsError::InvalidLabelCount {
-                labels: 1,
-                samples: 9
-            })
-        );
-        let all: Vec<usize> = (0..9).collect();
-        assert_eq!(
-            sample.score(&all),
-            Err(MetricsError::InvalidLabelCount {
-                labels: 9,
-                samples: 9
-            })
-        );
-        // s - 1 distinct labels is allowed.
-        assert!(sample.score(&[0, 0, 1, 2, 3, 4, 5, 6, 7]).is_ok());
-        assert_eq!(
-            sample.score(&[0, 1]),
-            Err(MetricsError::LabelsLength { labels: 2, rows: 9 })
-        );
-    }
-
-    #[test]
-    fn construction_rules() {
-        let x = nine_points();
-        let empty = Array2::<f32>::zeros((0, 3));
-        assert_eq!(
-            SilhouetteSample::new(empty.view(), None, 0).err(),
-            Some(MetricsError::NoRows)
-        );
-        let flat = Array2::<f32>::zeros((4, 0));
-        assert_eq!(
-            SilhouetteSample::new(flat.view(), None, 0).err(),
-            Some(MetricsError::NoColumns)
-        );
-        assert_eq!(
-            SilhouetteSample::new(x.view(), Some(0), 0).err(),
-            Some(MetricsError::ZeroSampleSize)
-        );
-        assert_eq!(
-            SilhouetteSample::new(x.view(), Some(20_001), 0).err(),
-            Some(MetricsError::SampleTooLarge {
-                got: 20_001,
-                max: 20_000
-            })
-        );
-        let mut bad = x.clone();
-        bad[[6, 1]] = f32::NAN;
-        assert_eq!(
-            SilhouetteSample::new(bad.view(), None, 0).err(),
-            Some(MetricsError::NonFinite { row: 6 })
-        );
-        // A sample size of at least the row count takes every row.
-        let all = SilhouetteSample::new(x.view(), Some(100), 3).expect("valid");
-        assert_eq!(all.indices(), &[0, 1, 2, 3, 4, 5, 6, 7, 8]);
-    }
-
-    #[test]
-    fn default_sample_is_capped() {
-        let x = Array2::<f32>::from_shape_fn((20_050, 1), |(i, _)| i as f32);
-        let sample = SilhouetteSample::new(x.view(), None, 5).expect("valid");
-        assert_eq!(sample.len(), DEFAULT_MAX_SAMPLE);
-        assert!(sample.indices().windows(2).all(|w| w[0] < w[1]));
-        assert!(sample.indices().iter().all(|&r| r < 20_050));
-    }
-
-    #[test]
-    fn sampled_score_is_deterministic_and_scores_the_subsample() {
-        let mut rng = Xoshiro256Plus::seed_from_u64(11);
-        let x = Array2::<f32>::from_shape_fn((700, 6), |(i, _)| {
-            (i % 5) as f32 * 2.0 + rng.gen::<f32>()
-        });
-        let labels: Vec<usize> = (0..700)
-            .map(|i| (i % 5) * 1000 + usize::from(i % 97 == 0))
-            .collect();
-        let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("pool");
-            pool.install(|| {
-                let s = SilhouetteSample::new(x.view(), Some(150), 42).expect("valid");
-                let v = s.score(&labels).expect("valid");
-                (s.indices().to_vec(), v)
-            })
-        };
-        let (idx1, v1) = run(1);
-        let (idx2, v2) = run(2);
-        let (idx3, v3) = run(2);
-        assert_eq!(idx1.len(), 150);
-        assert_eq!(idx1, idx2);
-        assert_eq!(idx2, idx3);
-        assert_eq!(v1.to_bits(), v2.to_bits());
-        assert_eq!(v2.to_bits(), v3.to_bits());
-        // The value is the silhouette of the sampled rows alone.
-        assert_abs_diff_eq!(v1, naive(&x, &idx1, &labels), epsilon = 1e-6);
-        // The number of rows scored together does not change a bit.
-        let s = SilhouetteSample::new(x.view(), Some(150), 42).expect("valid");
-        for block in [1, 7, 8, 64, 149, 150, 1000] {
-            let v = s.score_with(&labels, Some(block)).expect("valid");
-            assert_eq!(v.to_bits(), v1.to_bits(), "block {block}");
-        }
-        // Another seed draws another sample.
-        let other = SilhouetteSample::new(x.view(), Some(150), 43).expect("valid");
-        assert_ne!(other.indices(), &idx1[..]);
-    }
-
-    #[test]
-    fn inertia_is_a_sum_of_squared_distances() {
-        // By hand: (0.5^2 + 0.5^2) + 0 + (1^2 + 2^2) = 5.5
-        let x =
-            Array2::from_shape_vec((4, 2), vec![0., 0., 1., 0., 4., 4., 5., 6.]).expect("shape");
-        let c = Array2::from_shape_vec((2, 2), vec![0.5, 0., 4., 4.]).expect("shape");
-        let got = inertia(x.view(), &[0, 0, 1, 1], c.view()).expect("valid");
-        assert_abs_diff_eq!(got, 5.5, epsilon = 1e-12);
-        assert_eq!(
-            inertia(x.view(), &[0, 0, 2, 1], c.view()),
-            Err(MetricsError::LabelOutOfRange {
-                row: 2,
-                label: 2,
-                centroids: 2
-            })
-        );
-        assert_eq!(
-            inertia(x.view(), &[0, 0], c.view()),
-            Err(MetricsError::LabelsLength { labels: 2, rows: 4 })
-        );
-        let c3 = Array2::<f32>::zeros((2, 3));
-        assert_eq!(
-            inertia(x.view(), &[0, 0, 1, 1], c3.view()),
-            Err(MetricsError::DimensionMismatch { x: 2, centroids: 3 })
-        );
-    }
-}
+mod tests;
