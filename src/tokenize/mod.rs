@@ -43,7 +43,7 @@ pub mod sub_words;
 mod token;
 pub mod user_dictionary;
 
-pub use han::HanSegmenter;
+pub use han::{ChineseTerms, HanSegmenter};
 pub use join::join_words;
 pub use length::LengthFilter;
 pub use lower_caser::LowerCaser;
@@ -52,7 +52,7 @@ pub use params::{StopWordList, TokenizerParams, TokenizerParamsError, TokenizerV
 pub use segmenter::{Segmenter, WordSegmenter};
 pub use stemmer::{Language, Stemmer};
 pub use stop_words::StopWordFilter;
-pub use sub_words::{ChineseTerms, SubWords};
+pub use sub_words::SubWords;
 pub use token::{Token, TokenFilter};
 pub use user_dictionary::{UserDictionary, UserDictionaryError};
 
