@@ -378,7 +378,9 @@ fn draw_label<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixtures::{map_data, style, written};
     use super::*;
+    use std::fs;
 
     #[test]
     fn labels_do_not_overlap_even_when_anchors_coincide() {
@@ -394,5 +396,19 @@ mod tests {
         }
         // The first label stays centred on its anchor.
         assert_eq!(boxes[0], Rect::new(400.0, 280.0, 600.0, 320.0));
+    }
+
+    #[test]
+    fn large_maps_are_subsampled_and_say_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let (pts, tops) = map_data(120_000);
+        let (_, svg, _) = written(document_map(dir.path(), &style(), &pts, &tops, "").unwrap());
+        let text = fs::read_to_string(svg).unwrap();
+        // At most the cap (plus one marker per moved label); the few documents
+        // outside the central-99% view are not drawn.
+        let circles = text.matches("<circle").count();
+        assert!(circles <= MAX_MAP_POINTS + tops.len(), "{circles} circles");
+        assert!(circles >= MAX_MAP_POINTS * 98 / 100, "{circles} circles");
+        assert!(text.contains("50,000 of 120,000"));
     }
 }

@@ -281,3 +281,102 @@ impl Fonts {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{bars, style, written, CJK_TITLE};
+    use super::super::topic_sizes;
+    use super::*;
+    use approx::assert_abs_diff_eq;
+    use std::fs;
+
+    #[test]
+    fn cjk_text_chooses_the_fallback_font() {
+        let f = fonts().unwrap();
+        // Droid Sans Fallback has no ASCII, so the title is split into runs:
+        // Latin (and the em dash) in DejaVu, the ideographs in Droid.
+        let (runs, missing) = f.runs(CJK_TITLE, true);
+        assert!(missing.is_empty());
+        assert_eq!(
+            runs,
+            vec![
+                Run {
+                    family: Family::Sans,
+                    text: "NeurIPS 2026 "
+                },
+                Run {
+                    family: Family::Fallback,
+                    text: "论文列表 "
+                },
+                Run {
+                    family: Family::Sans,
+                    text: "— topic sizes"
+                },
+            ]
+        );
+        // Fullwidth CJK punctuation comes from Droid, ASCII comma from DejaVu.
+        let (runs, _) = f.runs("自然语言处理，机器翻译, NLP", false);
+        assert_eq!(
+            runs[0],
+            Run {
+                family: Family::Fallback,
+                text: "自然语言处理，机器翻译"
+            }
+        );
+        assert_eq!(runs[1].family, Family::Sans);
+        // Latin, Greek and accents: one DejaVu run.
+        let (runs, _) = f.runs("topic sizes — ünïcödé Ωμέγα", false);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].family, Family::Sans);
+        assert!(!f.needs_fallback("graph neural network"));
+        assert!(f.needs_fallback(CJK_TITLE));
+        // Fallback runs are enlarged so CJK and Latin ems match: DejaVu's em is
+        // 2048/(1901+483) of the size, Droid's 256/(267+68) (hhea metrics).
+        // At size 100 that is 112.41 px, rounded to the even 112.
+        let expected = 100.0 * (2048.0 / 2384.0) / (256.0 / 335.0);
+        assert_abs_diff_eq!(expected, 112.41, epsilon = 0.01);
+        assert_abs_diff_eq!(f.run_size(Family::Fallback, 100.0), 112.0);
+        assert_abs_diff_eq!(f.run_size(Family::Sans, 25.2), 26.0);
+
+        // In the SVG the title stays one <text> element whose CSS font list
+        // includes the CJK fallback; pure-Latin labels name DejaVu only.
+        let dir = tempfile::tempdir().unwrap();
+        let (_, svg, warnings) = written(topic_sizes(dir.path(), &style(), &bars()).unwrap());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let text = fs::read_to_string(svg).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let tag_before = |needle: &str| -> String {
+            let at = lines
+                .iter()
+                .position(|l| l.contains(needle))
+                .expect("text in svg");
+            lines[..=at]
+                .iter()
+                .rev()
+                .find(|l| l.contains("<text"))
+                .expect("text tag")
+                .to_string()
+        };
+        let title_tag = tag_before("NeurIPS 2026 论文列表 — topic sizes");
+        assert!(title_tag.contains("Droid Sans Fallback"), "{title_tag}");
+        let latin_tag = tag_before("graph neural network");
+        assert!(
+            latin_tag.contains("font-family=\"DejaVu Sans"),
+            "{latin_tag}"
+        );
+        assert!(!latin_tag.contains("Droid"), "{latin_tag}");
+    }
+    #[test]
+    fn uncovered_characters_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        // U+10000 LINEAR B SYLLABLE B008 A: in neither embedded font.
+        let mut b = bars();
+        b[0].label = "ancient \u{10000} script".into();
+        let (png, _, warnings) = written(topic_sizes(dir.path(), &style(), &b).unwrap());
+        assert!(png.exists());
+        assert!(
+            warnings.iter().any(|w| w.contains("U+10000")),
+            "warnings: {warnings:?}"
+        );
+    }
+}

@@ -240,4 +240,6 @@ pub(crate) fn skipped(reason: impl Into<String>) -> Result<ChartOutcome, ChartEr
 }
 
 #[cfg(test)]
+mod fixtures;
+#[cfg(test)]
 mod tests;

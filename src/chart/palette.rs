@@ -160,4 +160,11 @@ mod tests {
         assert!(luminance(viridis(1.0)) > 0.5);
         assert!(luminance(viridis(0.0)) < 0.1);
     }
+
+    #[test]
+    fn palette_hex_matches_okabe_ito() {
+        assert_eq!(palette_hex(0), "#E69F00");
+        assert_eq!(palette_hex(1), "#56B4E9");
+        assert_eq!(palette_hex(7), "#000000");
+    }
 }

@@ -276,6 +276,7 @@ pub(crate) fn nice_ceiling(hi: f64, max_ticks: usize) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fonts;
     use super::*;
     use approx::assert_abs_diff_eq;
 
@@ -371,5 +372,37 @@ mod tests {
         assert_abs_diff_eq!(nice_ceiling(0.0, 5), 1.0, epsilon = 1e-12);
         let (t, _) = nice_ticks(1.0, 1.0, 5);
         assert_eq!(t, vec![1.0]);
+    }
+
+    #[test]
+    fn long_labels_are_shortened_to_the_measured_width() {
+        let f = fonts::fonts().unwrap();
+        let long =
+            "a very long topic label about large language models, reasoning, agents and tool use";
+        let cjk = "一个非常长的主题标签关于大型语言模型推理能力与智能体工具使用的研究";
+        for (text, size, limit) in [
+            (long, 30.0f32, 400.0f32),
+            (cjk, 30.0, 300.0),
+            (long, 60.0, 500.0),
+        ] {
+            let m = |s: &str| f.width(s, size, false);
+            assert!(m(text) > limit, "test label must be too long to start with");
+            let short = ellipsize(text, limit, &m);
+            assert!(short.ends_with('…'));
+            assert!(
+                m(&short) <= limit,
+                "{short:?} is {} px > {limit}",
+                m(&short)
+            );
+            // Not needlessly short: one more character would not fit.
+            let kept = short.chars().count() - 1;
+            let longer: String = text.chars().take(kept + 1).collect::<String>() + "…";
+            assert!(m(&longer) > limit || longer.trim_end_matches('…').ends_with(' '));
+            let lines = wrap(text, limit, 2, &m);
+            assert_eq!(lines.len(), 2);
+            assert!(lines.iter().all(|l| m(l) <= limit), "{lines:?}");
+        }
+        // Character-count shortening for the report.
+        assert_eq!(shorten(long, 12), "a very long…");
     }
 }

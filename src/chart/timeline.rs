@@ -409,7 +409,9 @@ impl TimeChart {
 
 #[cfg(test)]
 mod tests {
-    use super::{gaps, spread};
+    use super::super::fixtures::style;
+    use super::super::ChartOutcome;
+    use super::{gaps, spread, topic_share_over_time, TopicSeries};
     use approx::assert_abs_diff_eq;
 
     #[test]
@@ -437,5 +439,53 @@ mod tests {
         let y = spread(&[10.0, 40.0], 10.0, 0.0, 100.0);
         assert_abs_diff_eq!(y[0], 10.0);
         assert_abs_diff_eq!(y[1], 40.0);
+    }
+
+    #[test]
+    fn time_is_proportional_and_a_gap_is_shaded_and_named() {
+        // 2016-2018, then 2022-2026: the gap gets a shaded band and a footnote.
+        let dir = tempfile::tempdir().unwrap();
+        let periods: Vec<String> = ["2016", "2017", "2018", "2022", "2023"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let positions: Vec<f64> = periods.iter().map(|p| p.parse().unwrap()).collect();
+        let series = vec![TopicSeries {
+            topic_id: 0,
+            label: "graph networks".into(),
+            values: vec![0.1, 0.2, 0.3, 0.2, 0.4],
+        }];
+        let out =
+            topic_share_over_time(dir.path(), &style(), &periods, &positions, &series).unwrap();
+        let ChartOutcome::Written { svg, .. } = out else {
+            panic!("not drawn")
+        };
+        let svg = std::fs::read_to_string(svg).unwrap();
+        assert!(
+            svg.contains("Shaded: a gap in time without documents (2018 to 2022)"),
+            "no gap note"
+        );
+        // The x of each period's label is proportional to its year: 2018 -> 2022 is four times
+        // the 2016 -> 2017 step.
+        // Each <text x="..." ...>content</text>, content trimmed.
+        let texts: Vec<(f64, String)> = svg
+            .split("<text")
+            .skip(1)
+            .map(|t| {
+                let x = t.split("x=\"").nth(1).unwrap().split('"').next().unwrap();
+                let body = &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()];
+                (x.parse().unwrap(), body.trim().to_string())
+            })
+            .collect();
+        let x_of = |label: &str| -> f64 {
+            texts
+                .iter()
+                .find(|(_, t)| t == label)
+                .unwrap_or_else(|| panic!("no label {label}"))
+                .0
+        };
+        let (x16, x17, x18, x22) = (x_of("2016"), x_of("2017"), x_of("2018"), x_of("2022"));
+        let ratio = (x22 - x18) / (x17 - x16);
+        assert!((ratio - 4.0).abs() < 0.1, "2018->2022 is {ratio} steps");
     }
 }

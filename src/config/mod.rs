@@ -4,14 +4,18 @@
 //! [`Override`]s from the command line are merged into the raw TOML table, and [`Settings`] holds
 //! validated, concrete values with every default filled in. Each stage is built from `Settings`.
 
+mod error;
 pub mod options;
 pub mod overrides;
+mod resolved;
 mod sections;
 pub mod settings;
 
+pub use error::SettingsError;
 pub use options::Options;
 pub use overrides::Override;
-pub use settings::*;
+pub use resolved::{normalize, ChartsSettings, OutputSettings, TopicNames, TrendsSettings};
+pub use settings::Settings;
 
 use std::path::{Path, PathBuf};
 

@@ -3,14 +3,13 @@
 //! stage's default ([`Given::given`]); each stage's parameters are checked here, once, by the
 //! stage's own `check()`.
 
+use super::error::SettingsError;
 use super::options::{
     ChartsOptions, CleanOptions, ClusterOptions, DescribeOptions, EmbedOptions, InputOptions,
     KOption, MapOptions, OutputOptions, ReduceOptions, StopWordsOption, TfIdfOptions,
     TokenizeOptions, TrendsOptions,
 };
-use super::settings::{
-    normalize, ChartsSettings, OutputSettings, SettingsError, TopicNames, TrendsSettings,
-};
+use super::resolved::{normalize, ChartsSettings, OutputSettings, TopicNames, TrendsSettings};
 use crate::chart::ChartStyle;
 use crate::clean::{BoilerplateParams, CleanParams, CleanValidParams};
 use crate::cluster::{self, ClusterError, ClusterParams, ClusterValidParams, KChoice};

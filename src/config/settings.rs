@@ -8,20 +8,19 @@
 //! into the stages' enums and resolves paths. The whole struct is written to `run.json`, so a
 //! report says exactly how it was made.
 
+use super::error::SettingsError;
 use super::options::Options;
+use super::resolved::{ChartsSettings, OutputSettings, TopicNames, TrendsSettings};
 use super::sections;
-use crate::chart::{ChartError, ChartStyle};
-use crate::clean::{BoilerplateParamsError, CleanValidParams};
-use crate::cluster::{ClusterError, ClusterValidParams};
-use crate::describe::names::{Names, NamesError};
-use crate::describe::{DescribeParamsError, DescribeValidParams};
-use crate::embed::{EmbedError, EmbedValidParams};
-use crate::ingest::{InputSpec, OnBadDocument, PeriodUnit};
-use crate::layout::{MapParamsError, MapValidParams};
-use crate::reduce::{ReduceError, ReduceValidParams};
-use crate::tables::OutputFormat;
-use crate::tokenize::{TokenizerParamsError, TokenizerValidParams, UserDictionaryError};
-use crate::vectorize::{TfIdfError, TfIdfValidParams};
+use crate::clean::CleanValidParams;
+use crate::cluster::ClusterValidParams;
+use crate::describe::DescribeValidParams;
+use crate::embed::EmbedValidParams;
+use crate::ingest::InputSpec;
+use crate::layout::MapValidParams;
+use crate::reduce::ReduceValidParams;
+use crate::tokenize::TokenizerValidParams;
+use crate::vectorize::TfIdfValidParams;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -50,115 +49,6 @@ pub struct Settings {
     pub trends: TrendsSettings,
     pub charts: ChartsSettings,
     pub output: OutputSettings,
-}
-
-/// A names file and the names it holds.
-#[derive(Debug, Clone, Serialize)]
-pub struct TopicNames {
-    /// The file as the pipeline writes it.
-    pub file: String,
-    /// Where it was read.
-    #[serde(skip)]
-    pub path: PathBuf,
-    pub names: Names,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct TrendsSettings {
-    /// The time bucket for dates (default `year`).
-    pub period: PeriodUnit,
-    /// Topics drawn individually in the share-over-time chart (default 8).
-    pub top: usize,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ChartsSettings {
-    /// Default true.
-    pub enabled: bool,
-    /// Size and scale (defaults: 1920 x 1080, scale 1.0); the title is the pipeline's.
-    #[serde(flatten)]
-    pub style: ChartStyle,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct OutputSettings {
-    /// The pipeline's output root (default `output/<name>` under the current folder).
-    #[serde(skip)]
-    pub dir: PathBuf,
-    /// The same as the pipeline file writes it (or the default).
-    #[serde(rename = "dir")]
-    pub dir_as_written: String,
-    /// Default `skip` (counted and reported).
-    pub on_bad_document: OnBadDocument,
-    /// The run whose topic ids are kept. Default: `dir/latest`, when it exists. `None` when the
-    /// pipeline says `previous = "none"`.
-    #[serde(skip)]
-    pub previous: Option<PathBuf>,
-    /// `[output] previous` as the pipeline file writes it, when it does.
-    #[serde(rename = "previous", skip_serializing_if = "Option::is_none")]
-    pub previous_as_written: Option<String>,
-    /// The formats the tables are written in (default csv and xlsx).
-    pub formats: Vec<OutputFormat>,
-    /// Most documents report.xlsx's Documents sheet holds (default 100,000, at most Excel's
-    /// 1,048,575 rows).
-    pub workbook_documents: usize,
-}
-
-/// What is wrong with a pipeline's values. Messages name the key as the file writes it.
-#[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
-    #[error("name {0:?} must be letters, digits, '-' and '_' only (it names the output folder)")]
-    BadName(String),
-    #[error("no [[input]]: at least one input is required")]
-    NoInput,
-    #[error("{key} is missing: {why}")]
-    Missing { key: String, why: &'static str },
-    #[error("{key} = {value:?} must be {expected}")]
-    BadChoice {
-        key: String,
-        value: String,
-        expected: &'static str,
-    },
-    #[error("output.formats must name at least one of csv, xlsx or parquet")]
-    NoFormats,
-    #[error("output.workbook-documents = {0} must be within 1..=1048575 (Excel's row limit)")]
-    WorkbookDocuments(usize),
-    #[error("input[{0}].text must name at least one column")]
-    NoTextColumns(usize),
-    #[error("input[{0}]: text, id, time and label name table columns; a paper-list has none")]
-    ColumnsOfPaperList(usize),
-    #[error(transparent)]
-    Clean(#[from] BoilerplateParamsError),
-    #[error(transparent)]
-    Tokenize(#[from] TokenizerParamsError),
-    #[error(transparent)]
-    UserDictionary(#[from] UserDictionaryError),
-    #[error(transparent)]
-    TfIdf(#[from] TfIdfError),
-    #[error(transparent)]
-    Reduce(#[from] ReduceError),
-    #[error(transparent)]
-    Embed(#[from] EmbedError),
-    #[error(transparent)]
-    Cluster(#[from] ClusterError),
-    #[error(transparent)]
-    Describe(#[from] DescribeParamsError),
-    #[error(transparent)]
-    Map(#[from] MapParamsError),
-    #[error("cannot read the names file {path} (describe.names)")]
-    NamesRead {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("the names file {path} (describe.names) is not valid")]
-    Names {
-        path: PathBuf,
-        #[source]
-        source: NamesError,
-    },
-    #[error(transparent)]
-    Charts(#[from] ChartError),
 }
 
 impl Settings {
@@ -213,30 +103,10 @@ fn file_name<S: serde::Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error>
     s.serialize_str(&name.to_string_lossy())
 }
 
-/// Removes `.` and `name/..` pairs without touching the file system, so messages and printed
-/// paths read `output/x`, not `pipelines/../output/x`.
-pub fn normalize(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out: Vec<Component> = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    if out.is_empty() {
-        PathBuf::from(".")
-    } else {
-        out.iter().collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chart::ChartError;
     use crate::cluster::ClusterParams;
     use crate::describe::DescribeParams;
     use crate::reduce::ReduceParams;
@@ -245,20 +115,6 @@ mod tests {
     fn resolve(toml: &str) -> Result<Settings, SettingsError> {
         let o: Options = toml::from_str(toml).unwrap();
         Settings::resolve(o, Path::new("pipelines/p.toml"))
-    }
-
-    #[test]
-    fn paths_are_normalised_lexically() {
-        assert_eq!(
-            normalize(Path::new("pipelines/../output/x")),
-            PathBuf::from("output/x")
-        );
-        assert_eq!(
-            normalize(Path::new("pipelines/../../shared/a.csv")),
-            PathBuf::from("../shared/a.csv")
-        );
-        assert_eq!(normalize(Path::new("./a/./b")), PathBuf::from("a/b"));
-        assert_eq!(normalize(Path::new("a/..")), PathBuf::from("."));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! representative papers with snippets. Text goes through [`Html`] as on the rest of the page.
 
 use super::escape::{safe_colour, truncate, Count, Html, Num, Pct};
-use super::page::{bar_pct, swatch};
+use super::parts::{bar_pct, swatch};
 use super::sparkline;
 use super::{topic_label, ReportData, ReportTopic};
 use std::collections::HashSet;

@@ -45,6 +45,7 @@ mod escape;
 mod map;
 mod markdown;
 mod page;
+mod parts;
 mod sparkline;
 mod svg;
 

@@ -10,6 +10,7 @@
 //! ("Topics in detail") are written by [`details`](super::details).
 
 use super::escape::{safe_colour, truncate, Count, Html, Num, Pct, Points};
+use super::parts::{bar_pct, swatch};
 use super::sparkline::{self, TrendProblem};
 use super::svg::{SafeSvg, SvgError};
 use super::{
@@ -189,23 +190,6 @@ fn max_share(topics: &[ReportTopic]) -> f64 {
         .map(|t| t.share)
         .filter(|s| s.is_finite())
         .fold(f64::MIN_POSITIVE, f64::max)
-}
-
-/// A bar length in percent of its track, 0..=100.
-pub(super) fn bar_pct(value: f64, max: f64) -> f64 {
-    if value.is_finite() && max > 0.0 {
-        (value / max * 100.0).clamp(0.0, 100.0)
-    } else {
-        0.0
-    }
-}
-
-pub(super) fn swatch(out: &mut String, colour: &str) -> fmt::Result {
-    write!(
-        out,
-        "<span class=\"swatch\" style=\"background:{}\"></span>",
-        safe_colour(colour)
-    )
 }
 
 fn topic_table(out: &mut String, d: &ReportData, trend_column: bool) -> fmt::Result {

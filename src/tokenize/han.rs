@@ -7,13 +7,15 @@
 //! user dictionary; jieba's HMM guesses the words neither knows), and the rest goes to the
 //! [`WordSegmenter`] like any other text, so "BP神经网络" gives "BP" and "神经网络", and the
 //! Latin word then goes down the English chain. jieba is deterministic, so runs repeat exactly.
-//! With `tokenize.chinese = "characters"` each Han run is cut into its characters instead (see
-//! [`super::sub_words`] for the settings that keep words and add what is inside them).
+//! With `tokenize.chinese = "characters"` each Han run is cut into its characters instead.
+//! That setting, [`ChineseTerms`], is defined here, where the segmenter reads it first;
+//! [`super::sub_words`] reads it for the settings that keep words and add what is inside them.
 
-use super::sub_words::ChineseTerms;
 use super::user_dictionary::UserDictionary;
 use super::WordSegmenter;
 use jieba_rs::Jieba;
+use serde::{Deserialize, Serialize};
+use std::fmt;
 use std::sync::OnceLock;
 
 /// Whether `c` is a Han character (CJK unified ideographs, their extensions and the
@@ -25,6 +27,75 @@ pub fn is_han(c: char) -> bool {
 /// Whether `text` holds a Han character.
 pub fn has_han(text: &str) -> bool {
     !text.is_ascii() && text.chars().any(is_han)
+}
+
+/// What Chinese text is cut into, and which sub-words each word brings (`tokenize.chinese`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChineseTerms {
+    /// jieba's words alone; single characters are stop words.
+    Words,
+    /// Single Han characters, each a term (what the Unicode word rules give, before jieba).
+    Characters,
+    /// jieba's words, and each word's characters as sub-words.
+    #[serde(rename = "words+characters")]
+    WordsCharacters,
+    /// jieba's words, and the character bigrams of each word of three or more characters.
+    #[serde(rename = "words+bigrams")]
+    WordsBigrams,
+    /// jieba's words, each word's characters, and the character bigrams of each word of three
+    /// or more characters: the default.
+    #[serde(rename = "words+characters+bigrams")]
+    WordsCharactersBigrams,
+}
+
+impl ChineseTerms {
+    /// The default: see docs/benchmarks.md, "Chinese: THUCNews against scikit-learn + jieba".
+    pub const DEFAULT: ChineseTerms = ChineseTerms::WordsCharactersBigrams;
+
+    /// Every setting, in the order the messages list them.
+    pub const ALL: [ChineseTerms; 5] = [
+        Self::Words,
+        Self::Characters,
+        Self::WordsCharacters,
+        Self::WordsBigrams,
+        Self::WordsCharactersBigrams,
+    ];
+
+    /// The setting's name in a pipeline file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Words => "words",
+            Self::Characters => "characters",
+            Self::WordsCharacters => "words+characters",
+            Self::WordsBigrams => "words+bigrams",
+            Self::WordsCharactersBigrams => "words+characters+bigrams",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// Every accepted name, quoted, for messages.
+    pub const NAMES: &'static str = "\"words\", \"characters\", \"words+characters\", \
+        \"words+bigrams\" or \"words+characters+bigrams\"";
+
+    /// Whether Han text is cut into words (by jieba) rather than characters.
+    pub fn words(self) -> bool {
+        self != Self::Characters
+    }
+
+    /// Whether words bring sub-words.
+    pub fn has_sub_words(self) -> bool {
+        !matches!(self, Self::Words | Self::Characters)
+    }
+}
+
+impl fmt::Display for ChineseTerms {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Cuts Han runs with jieba (or into characters) and the rest with the Unicode word rules.
@@ -257,5 +328,25 @@ mod tests {
         assert!(is_dictionary_word("股") && is_dictionary_word("赛"));
         assert!(!is_dictionary_word("络") && !is_dictionary_word("拟"));
         assert!(is_dictionary_word("神经网络") && !is_dictionary_word("经网"));
+    }
+
+    #[test]
+    fn names_round_trip_and_serialize_as_written_in_a_pipeline() {
+        for t in ChineseTerms::ALL {
+            assert_eq!(ChineseTerms::from_name(t.name()), Some(t));
+            let json = serde_json::to_string(&t).unwrap();
+            assert_eq!(json, format!("\"{}\"", t.name()));
+            assert_eq!(serde_json::from_str::<ChineseTerms>(&json).unwrap(), t);
+        }
+        assert_eq!(ChineseTerms::from_name("bigrams"), None);
+        let listed: Vec<String> = ChineseTerms::ALL
+            .iter()
+            .map(|t| format!("\"{}\"", t.name()))
+            .collect();
+        let (head, last) = listed.split_at(listed.len() - 1);
+        assert_eq!(
+            ChineseTerms::NAMES,
+            format!("{} or {}", head.join(", "), last[0])
+        );
     }
 }

@@ -4,8 +4,8 @@
 //! parameters are saved in `model.json` (and checked again when it is read), so `topicmap
 //! assign` tokenizes new documents exactly as the fit did.
 
+use super::han::ChineseTerms;
 use super::languages::{self, Detection};
-use super::sub_words::ChineseTerms;
 use super::user_dictionary::UserDictionary;
 use serde::{Deserialize, Serialize};
 use std::fmt;

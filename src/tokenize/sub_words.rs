@@ -1,5 +1,5 @@
-//! Chinese terms: what Han text is cut into, and the sub-words that count toward clustering but
-//! never name a topic (`tokenize.chinese`).
+//! Chinese sub-words: the terms inside a word that count toward clustering but never name a
+//! topic (`tokenize.chinese`, a [`ChineseTerms`] that asks for them).
 //!
 //! Whole words read well in labels ("神经网络", not "络"), but a corpus cut into words alone
 //! loses what two documents share below the word: "卷积神经网络" and "神经网络" are two terms
@@ -25,79 +25,8 @@
 //! out; single characters count here (they are features, never labels), which is what
 //! [`super::han::LoneCharacters`] forbids for whole words.
 
-use super::han::is_han;
+use super::han::{is_han, ChineseTerms};
 use super::{Token, TokenFilter};
-use serde::{Deserialize, Serialize};
-use std::fmt;
-
-/// What Chinese text is cut into, and which sub-words each word brings (`tokenize.chinese`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ChineseTerms {
-    /// jieba's words alone; single characters are stop words.
-    Words,
-    /// Single Han characters, each a term (what the Unicode word rules give, before jieba).
-    Characters,
-    /// jieba's words, and each word's characters as sub-words.
-    #[serde(rename = "words+characters")]
-    WordsCharacters,
-    /// jieba's words, and the character bigrams of each word of three or more characters.
-    #[serde(rename = "words+bigrams")]
-    WordsBigrams,
-    /// jieba's words, each word's characters, and the character bigrams of each word of three
-    /// or more characters: the default.
-    #[serde(rename = "words+characters+bigrams")]
-    WordsCharactersBigrams,
-}
-
-impl ChineseTerms {
-    /// The default: see docs/benchmarks.md, "Chinese: THUCNews against scikit-learn + jieba".
-    pub const DEFAULT: ChineseTerms = ChineseTerms::WordsCharactersBigrams;
-
-    /// Every setting, in the order the messages list them.
-    pub const ALL: [ChineseTerms; 5] = [
-        Self::Words,
-        Self::Characters,
-        Self::WordsCharacters,
-        Self::WordsBigrams,
-        Self::WordsCharactersBigrams,
-    ];
-
-    /// The setting's name in a pipeline file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Words => "words",
-            Self::Characters => "characters",
-            Self::WordsCharacters => "words+characters",
-            Self::WordsBigrams => "words+bigrams",
-            Self::WordsCharactersBigrams => "words+characters+bigrams",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// Every accepted name, quoted, for messages.
-    pub const NAMES: &'static str = "\"words\", \"characters\", \"words+characters\", \
-        \"words+bigrams\" or \"words+characters+bigrams\"";
-
-    /// Whether Han text is cut into words (by jieba) rather than characters.
-    pub fn words(self) -> bool {
-        self != Self::Characters
-    }
-
-    /// Whether words bring sub-words.
-    pub fn has_sub_words(self) -> bool {
-        !matches!(self, Self::Words | Self::Characters)
-    }
-}
-
-impl fmt::Display for ChineseTerms {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Finds and analyses the sub-words of a word (see the module docs).
 #[derive(Debug)]
@@ -200,25 +129,5 @@ mod tests {
         assert!(subs(Words, "神经网络").is_empty() && subs(Characters, "神经网络").is_empty());
         // Traditional characters are cut as written.
         assert_eq!(subs(WordsBigrams, "神經網絡"), ["神經", "經網", "網絡"]);
-    }
-
-    #[test]
-    fn names_round_trip_and_serialize_as_written_in_a_pipeline() {
-        for t in ChineseTerms::ALL {
-            assert_eq!(ChineseTerms::from_name(t.name()), Some(t));
-            let json = serde_json::to_string(&t).unwrap();
-            assert_eq!(json, format!("\"{}\"", t.name()));
-            assert_eq!(serde_json::from_str::<ChineseTerms>(&json).unwrap(), t);
-        }
-        assert_eq!(ChineseTerms::from_name("bigrams"), None);
-        let listed: Vec<String> = ChineseTerms::ALL
-            .iter()
-            .map(|t| format!("\"{}\"", t.name()))
-            .collect();
-        let (head, last) = listed.split_at(listed.len() - 1);
-        assert_eq!(
-            ChineseTerms::NAMES,
-            format!("{} or {}", head.join(", "), last[0])
-        );
     }
 }

@@ -1,7 +1,7 @@
 //! Sets of bytes the cleaner stops at, found 32 bytes at a time.
 //!
 //! The cleaner copies ordinary text in runs and only stops at bytes of a small set (see
-//! `SPECIAL` in the parent module). Looking each byte up in a 256-entry table costs a load and a
+//! `SPECIAL` in `scan.rs`). Looking each byte up in a 256-entry table costs a load and a
 //! branch per byte, and the branch is mispredicted at the end of nearly every word. With AVX2,
 //! [`ByteSet::mask`] classifies 32 bytes at once by the classic split into nibbles: a byte is in
 //! the set when `LOW[b & 15] & HIGH[b >> 4]` is not zero, each bit of the two 16-entry tables

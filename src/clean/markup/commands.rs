@@ -1,12 +1,10 @@
-//! Lookup tables for the cleaner: which LaTeX commands drop their argument,
-//! which keep it, Greek letter names, accent composition, HTML entities and
-//! PDF `(cid:N)` codes.
+//! The LaTeX vocabulary: which commands drop their argument, which keep it, Greek letter
+//! names and accent composition.
 //!
-//! Why separate: the scanner in `mod.rs` stays a small state machine, and the
-//! vocabulary (which grows as new corpora show new macros) lives in plain
-//! `match` tables that the compiler turns into length-then-bytes comparisons.
-//! Lookups only happen on a backslash, `&` or `(cid:`, so they are off the
-//! hot path of ordinary prose.
+//! Why separate: the handlers in `latex.rs` and `math.rs` stay small state machines, and the
+//! vocabulary (which grows as new corpora show new macros) lives in plain `match` tables that
+//! the compiler turns into length-then-bytes comparisons. Lookups only happen on a backslash,
+//! so they are off the hot path of ordinary prose.
 
 /// What a control word (`\name`) does outside math.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,101 +165,4 @@ pub(super) fn compose(accent: char, base: char) -> Option<char> {
         .zip(to.chars())
         .find(|&(f, _)| f == base)
         .map(|(_, t)| t)
-}
-
-/// Result of decoding an HTML entity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Entity {
-    /// `&amp;` (or `&#38;`): an ampersand, which may itself start another entity
-    /// (double-encoded `&amp;lt;` decodes all the way to `<`).
-    Amp,
-    /// Any other entity, decoded to one char.
-    Char(char),
-    /// A numeric entity naming no valid char: dropped.
-    Drop,
-}
-
-/// Decodes the entity whose name starts at `b[q]` (just after the `&`).
-/// Returns the entity and the number of bytes it spans from `q`, `;` included.
-pub(super) fn entity_at(b: &[u8], q: usize) -> Option<(Entity, usize)> {
-    // Longest name we know is 6 bytes ("hellip", "thinsp"); numeric forms are
-    // at most "#x10FFFF" (8) or "#1114111" (8).
-    let rest = b.get(q..)?;
-    let end = rest.iter().take(10).position(|&c| c == b';')?;
-    let name = &rest[..end];
-    let len = end + 1;
-    let ch = match name {
-        b"amp" => return Some((Entity::Amp, len)),
-        b"lt" => '<',
-        b"gt" => '>',
-        b"quot" => '"',
-        b"apos" => '\'',
-        b"nbsp" => '\u{A0}',
-        b"shy" => '\u{AD}',
-        b"ndash" => '–',
-        b"mdash" => '—',
-        b"hellip" => '…',
-        b"lsquo" => '‘',
-        b"rsquo" => '’',
-        b"ldquo" => '“',
-        b"rdquo" => '”',
-        b"times" => '×',
-        b"ensp" | b"emsp" | b"thinsp" => '\u{2002}',
-        [b'#', b'x' | b'X', hex @ ..] if (1..=6).contains(&hex.len()) => {
-            let mut v: u32 = 0;
-            for &h in hex {
-                v = v * 16 + (h as char).to_digit(16)?;
-            }
-            return Some((numeric(v), len));
-        }
-        [b'#', dec @ ..] if (1..=7).contains(&dec.len()) => {
-            let mut v: u32 = 0;
-            for &d in dec {
-                v = v * 10 + (d as char).to_digit(10)?;
-            }
-            return Some((numeric(v), len));
-        }
-        _ => return None,
-    };
-    Some((Entity::Char(ch), len))
-}
-
-/// A numeric entity's value: `&#38;` is an ampersand like `&amp;`.
-fn numeric(v: u32) -> Entity {
-    match char::from_u32(v) {
-        Some('&') => Entity::Amp,
-        Some(c) => Entity::Char(c),
-        None => Entity::Drop,
-    }
-}
-
-/// Parses `(cid:N)` at `b[i]`; returns `N` and the index just past `)`.
-pub(super) fn cid_at(b: &[u8], i: usize) -> Option<(u32, usize)> {
-    let rest = b.get(i..)?;
-    let digits = rest.strip_prefix(b"(cid:")?;
-    let nd = digits
-        .iter()
-        .take(6)
-        .take_while(|c| c.is_ascii_digit())
-        .count();
-    if nd == 0 || nd > 5 || digits.get(nd) != Some(&b')') {
-        return None;
-    }
-    let n = digits[..nd]
-        .iter()
-        .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'));
-    Some((n, i + 5 + nd + 1))
-}
-
-/// The ligature a PDF `(cid:N)` code stands for in TeX's OT1 fonts, as seen
-/// in the NeurIPS extraction (`classi(cid:12)cation`, `di(cid:14)cult`,
-/// `in(cid:3)uenced`). Used only when glued to lowercase letters.
-pub(super) fn ligature(n: u32) -> Option<&'static str> {
-    match n {
-        2 | 12 => Some("fi"),
-        3 | 13 => Some("fl"),
-        11 => Some("ff"),
-        14 => Some("ffi"),
-        _ => None,
-    }
 }
