@@ -83,7 +83,6 @@ impl TfIdf {
         (self.min_df, self.max_df)
     }
 
-    /// Keeps the rows whose `keep` flag is set (documents left out after fitting).
     /// Frees the fitted matrix once it has been reduced; the vocabulary and IDF (all that a saved
     /// model and [`TfIdf::transform`] need) stay. `matrix()` is empty afterwards.
     pub fn release_matrix(&mut self) {
@@ -92,6 +91,7 @@ impl TfIdf {
             .expect("an empty matrix is valid");
     }
 
+    /// Keeps the rows whose `keep` flag is set (documents left out after fitting).
     pub fn retain_rows(&mut self, keep: &[bool]) {
         let rows: Vec<usize> = (0..self.matrix.n_rows()).filter(|&i| keep[i]).collect();
         self.matrix = self.matrix.select_rows(&rows);

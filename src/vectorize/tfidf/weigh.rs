@@ -27,7 +27,7 @@ impl TfIdfValidParams {
         self.weigh_counting(streams, column, idf, n_cols, None).0
     }
 
-    /// [`TfIdfParams::weigh`], and with `single` (a flag per column) each document's raw counts
+    /// [`Self::weigh`], and with `single` (a flag per column) each document's raw counts
     /// of the flagged columns, in column order.
     pub(super) fn weigh_counting(
         &self,
