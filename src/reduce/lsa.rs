@@ -257,3 +257,312 @@ impl TryFrom<LsaRepr> for Lsa {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reduce::testing::{csr_from_dense, pool, sklearn_matrix, topic_matrix};
+    use crate::reduce::{ReduceParams, Reducer};
+    use approx::{assert_abs_diff_eq, assert_relative_eq};
+    use linfa_linalg::eigh::Eigh;
+
+    /// Exact singular values and right singular vectors (rows) of `x`, from the eigenvalue
+    /// decomposition of `X^T X` in f64 (linfa-linalg), descending.
+    fn exact_svd(x: &CsrMatrix) -> (Vec<f64>, Array2<f64>) {
+        let d = x.to_dense().mapv(f64::from);
+        let (vals, vecs) = d.t().dot(&d).eigh().unwrap();
+        let mut order: Vec<usize> = (0..vals.len()).collect();
+        order.sort_by(|&i, &j| vals[j].total_cmp(&vals[i]));
+        let sv = order.iter().map(|&i| vals[i].max(0.0).sqrt()).collect();
+        let mut v = Array2::zeros((order.len(), vecs.nrows()));
+        for (k, &i) in order.iter().enumerate() {
+            v.row_mut(k).assign(&vecs.column(i));
+        }
+        (sv, v)
+    }
+
+    fn lsa_of(r: &Reducer) -> &Lsa {
+        match r {
+            Reducer::Lsa(l) => l,
+            other => panic!("expected LSA, got {:?}", other.method()),
+        }
+    }
+
+    #[test]
+    fn lsa_matches_scikit_learn() {
+        // Reference: scikit-learn 1.9.1,
+        // TruncatedSVD(n_components=5, algorithm="randomized", n_iter=5, random_state=0)
+        // .fit(scipy.sparse.csr_matrix(A)) with A = sklearn_matrix() in float64.
+        let sk_sv = [
+            8.309073737,
+            4.5176037941,
+            4.0058272448,
+            3.7713358362,
+            3.5001512333,
+        ];
+        let sk_evr = [
+            0.0390749291,
+            0.1369158193,
+            0.1057946973,
+            0.0955316084,
+            0.0823021141,
+        ];
+        // svd.components_[0] and [1] (svd_flip(u_based_decision=False) signs).
+        let sk_c0 = [
+            0.158293425,
+            0.176325636,
+            0.257116091,
+            0.203425030,
+            0.193277617,
+            0.204226031,
+            0.180648219,
+            0.168497544,
+            0.173326323,
+            0.185609359,
+            0.160841143,
+            0.233682338,
+            0.0,
+            0.126588244,
+            0.178529670,
+            0.180601003,
+            0.184802043,
+            0.166927486,
+            0.152892128,
+            0.167671469,
+            0.169130943,
+            0.169499941,
+            0.113577016,
+            0.145763775,
+            0.168649252,
+            0.233306255,
+            0.237067783,
+            0.223712526,
+            0.211271133,
+            0.179000258,
+        ];
+        let sk_c1 = [
+            -0.277962864,
+            0.246844085,
+            0.154743337,
+            -0.270933371,
+            0.265066222,
+            -0.075339066,
+            0.236662249,
+            -0.138259244,
+            0.009052042,
+            0.110345180,
+            0.061231557,
+            -0.092397741,
+            0.0,
+            -0.027590658,
+            -0.099520478,
+            -0.125230368,
+            0.014129474,
+            0.023960153,
+            -0.212337975,
+            0.003372509,
+            -0.297666920,
+            0.155469803,
+            -0.117081347,
+            -0.289261846,
+            0.191039583,
+            0.183136980,
+            -0.301368936,
+            0.302283042,
+            -0.059673912,
+            0.225114903,
+        ];
+        let x = csr_from_dense(&sklearn_matrix());
+        let (reducer, _) = ReduceParams::new()
+            .dims(5)
+            .n_iter(Some(5))
+            .check()
+            .unwrap()
+            .fit(&x)
+            .unwrap();
+        let lsa = lsa_of(&reducer);
+        assert_eq!(lsa.n_iter(), 5);
+        assert_eq!(lsa.components().dim(), (5, 30));
+        for (a, b) in lsa.singular_values().iter().zip(sk_sv) {
+            assert_relative_eq!(*a, b, max_relative = 1e-3);
+        }
+        for (a, b) in lsa.explained_variance_ratio().iter().zip(sk_evr) {
+            assert_relative_eq!(*a, b, max_relative = 1e-3);
+        }
+        for (row, sk) in [(0, &sk_c0), (1, &sk_c1)] {
+            for (a, b) in lsa.components().row(row).iter().zip(sk.iter()) {
+                assert_abs_diff_eq!(f64::from(*a), *b, epsilon = 1e-3);
+            }
+        }
+    }
+
+    #[test]
+    fn lsa_matches_exact_svd() {
+        let x = topic_matrix(300, 120, 11);
+        let (sv, v) = exact_svd(&x);
+        let (reducer, _) = ReduceParams::new()
+            .dims(8)
+            .check()
+            .unwrap()
+            .fit(&x)
+            .unwrap();
+        let lsa = lsa_of(&reducer);
+        // Randomized SVD converges fast where the spectrum has gaps (the top 5 here) and
+        // slowly inside the noise bulk; scikit-learn's TruncatedSVD(8, n_iter=5) on this
+        // matrix is off by 1e-5..5e-3 from the exact values for components 5..8 too.
+        for (k, (&got, &want)) in lsa.singular_values().iter().zip(&sv).enumerate() {
+            let tol = if k < 5 { 1e-4 } else { 1e-2 };
+            assert_relative_eq!(got, want, max_relative = tol);
+            // Ritz values never exceed the true singular values (up to rounding).
+            assert!(got <= want * (1.0 + 1e-6), "k = {k}");
+        }
+        // The top components span the same directions (up to sign): |<v_k, v_k'>| ~ 1.
+        for k in 0..4 {
+            let dot: f64 = lsa
+                .components()
+                .row(k)
+                .iter()
+                .zip(v.row(k))
+                .map(|(&a, &b)| f64::from(a) * b)
+                .sum();
+            assert_abs_diff_eq!(dot.abs(), 1.0, epsilon = 1e-3);
+        }
+        // Components are orthonormal.
+        let c = lsa.components().mapv(f64::from);
+        let cct = c.dot(&c.t());
+        for i in 0..8 {
+            for j in 0..8 {
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert_abs_diff_eq!(cct[[i, j]], want, epsilon = 1e-5);
+            }
+        }
+    }
+
+    #[test]
+    fn normalize_false_keeps_raw_projection() {
+        let a = sklearn_matrix();
+        let x = csr_from_dense(&a);
+        let (reducer, emb) = ReduceParams::new()
+            .dims(4)
+            .normalize(false)
+            .check()
+            .unwrap()
+            .fit(&x)
+            .unwrap();
+        let lsa = lsa_of(&reducer);
+        let want = a.dot(&lsa.components().t());
+        for (g, w) in emb.iter().zip(want.iter()) {
+            assert_abs_diff_eq!(*g, *w, epsilon = 1e-4);
+        }
+        // X V has column norms equal to the singular values.
+        for k in 0..4 {
+            let norm = emb
+                .column(k)
+                .iter()
+                .map(|&v| f64::from(v).powi(2))
+                .sum::<f64>();
+            assert_relative_eq!(norm.sqrt(), lsa.singular_values()[k], max_relative = 1e-4);
+        }
+    }
+
+    #[test]
+    fn rank_deficient_matrix_gives_zero_components() {
+        // Rank 2: every row is a combination of two patterns.
+        let p = [
+            [1.0f32, 0.0, 2.0, 0.0, 1.0, 0.0],
+            [0.0, 3.0, 0.0, 1.0, 0.0, 1.0],
+        ];
+        let a = Array2::from_shape_fn((12, 6), |(i, j)| {
+            (i % 3) as f32 * p[0][j] + (i % 4) as f32 * p[1][j]
+        });
+        let x = csr_from_dense(&a);
+        let (reducer, emb) = ReduceParams::new()
+            .dims(4)
+            .check()
+            .unwrap()
+            .fit(&x)
+            .unwrap();
+        let lsa = lsa_of(&reducer);
+        let (sv, _) = exact_svd(&x);
+        assert_relative_eq!(lsa.singular_values()[0], sv[0], max_relative = 1e-4);
+        assert_relative_eq!(lsa.singular_values()[1], sv[1], max_relative = 1e-4);
+        assert_eq!(lsa.singular_values()[2], 0.0);
+        assert_eq!(lsa.singular_values()[3], 0.0);
+        assert!(lsa.components().row(2).iter().all(|&v| v == 0.0));
+        assert!(lsa.components().row(3).iter().all(|&v| v == 0.0));
+        assert!(emb.iter().all(|v| v.is_finite()));
+        assert!(emb.column(3).iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn lsa_seed_changes_little() {
+        // Different random test matrices converge to the same top singular values.
+        let x = topic_matrix(400, 150, 3);
+        let fit = |seed| {
+            let (r, _) = ReduceParams::new()
+                .dims(5)
+                .seed(seed)
+                .check()
+                .unwrap()
+                .fit(&x)
+                .unwrap();
+            lsa_of(&r).singular_values().to_owned()
+        };
+        let (a, b): (Array1<f64>, Array1<f64>) = (fit(1), fit(2));
+        for (x, y) in a.iter().zip(b.iter()) {
+            assert_relative_eq!(*x, *y, max_relative = 1e-4);
+        }
+    }
+
+    /// Mean squared cosine of the principal angles between the spans of the first `k` rows
+    /// of `a` and `b` (orthonormal rows): 1 when the spans coincide.
+    fn subspace_similarity(a: ArrayView2<f32>, b: ArrayView2<f32>, k: usize) -> f64 {
+        let a = a.slice(ndarray::s![..k, ..]).mapv(f64::from);
+        let b = b.slice(ndarray::s![..k, ..]).mapv(f64::from);
+        a.dot(&b.t()).iter().map(|v| v * v).sum::<f64>() / k as f64
+    }
+
+    #[test]
+    fn sampled_fit_projects_all_rows_and_tracks_full_fit() {
+        let x = topic_matrix(4000, 150, 21);
+        let full = ReduceParams::new()
+            .dims(6)
+            .max_fit_rows(None)
+            .check()
+            .unwrap()
+            .fit(&x)
+            .unwrap();
+        let sampled_params = ReduceParams::new()
+            .dims(6)
+            .max_fit_rows(Some(1000))
+            .check()
+            .unwrap();
+        let runs: Vec<(Reducer, Array2<f32>)> = [1, 2]
+            .iter()
+            .map(|&t| pool(t).install(|| sampled_params.fit(&x).unwrap()))
+            .collect();
+        assert_eq!(runs[0], runs[1], "sampling must not depend on threads");
+        let (reducer, emb) = &runs[0];
+        let (lf, ls) = (lsa_of(&full.0), lsa_of(reducer));
+        assert_eq!(lf.n_fit_rows(), 4000);
+        assert_eq!(ls.n_fit_rows(), 1000);
+        assert_eq!(emb.nrows(), 4000);
+        assert_eq!(&reducer.transform(&x).unwrap(), emb);
+        // Singular values scale with sqrt(rows): the sample's, scaled by sqrt(4000 / 1000),
+        // estimate the full matrix's.
+        for (s, f) in ls.singular_values().iter().zip(lf.singular_values().iter()) {
+            assert_relative_eq!(s * 2.0, *f, max_relative = 0.05);
+        }
+        // The 6 topic directions are recovered from the sample (measured 0.98; two random
+        // 6-dimensional subspaces of R^150 would score about 6 / 150 = 0.04).
+        let sim = subspace_similarity(ls.components(), lf.components(), 6);
+        assert!(sim > 0.95, "subspace similarity {sim}");
+        // The explained variance ratio describes all rows in both cases: the 6 components
+        // together explain about the same share.
+        let (es, ef) = (
+            ls.explained_variance_ratio().sum(),
+            lf.explained_variance_ratio().sum(),
+        );
+        assert_relative_eq!(es, ef, max_relative = 0.03);
+    }
+}

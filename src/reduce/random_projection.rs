@@ -212,3 +212,46 @@ impl TryFrom<RandomProjectionRepr> for RandomProjection {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::reduce::testing::topic_matrix;
+    use crate::reduce::{ReduceMethod, ReduceParams, Reducer};
+    use approx::{assert_abs_diff_eq, assert_relative_eq};
+
+    #[test]
+    fn random_projection_structure_and_product() {
+        let m = 2500;
+        let dims = 40;
+        let x = topic_matrix(30, m, 4);
+        let (reducer, emb) = ReduceParams::new()
+            .method(ReduceMethod::RandomProjection)
+            .dims(dims)
+            .normalize(false)
+            .check()
+            .unwrap()
+            .fit(&x)
+            .unwrap();
+        let rp = match &reducer {
+            Reducer::RandomProjection(p) => p,
+            _ => panic!("expected a random projection"),
+        };
+        // density = 1/sqrt(2500) = 0.02, scale = sqrt(1 / (0.02 * 40)) = sqrt(1.25).
+        assert_relative_eq!(rp.density(), 0.02, max_relative = 1e-12);
+        let r = rp.components_dense();
+        assert_eq!(r.dim(), (dims, m));
+        let s = 1.25f32.sqrt();
+        assert!(r.iter().all(|&v| v == 0.0 || (v.abs() - s).abs() < 1e-6));
+        // 100,000 Bernoulli(0.02) draws: 2,000 expected, standard deviation ~44.
+        let nnz = r.iter().filter(|&&v| v != 0.0).count();
+        assert_eq!(nnz, rp.nnz());
+        assert!((1800..2200).contains(&nnz), "nnz {nnz}");
+        let neg = r.iter().filter(|&&v| v < 0.0).count();
+        assert!((nnz as f64 * 0.4..nnz as f64 * 0.6).contains(&(neg as f64)));
+        // The embedding is X R^T.
+        let want = x.to_dense().dot(&r.t());
+        for (g, w) in emb.iter().zip(want.iter()) {
+            assert_abs_diff_eq!(*g, *w, epsilon = 1e-4);
+        }
+    }
+}

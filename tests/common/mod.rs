@@ -5,6 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The Spark driver's fixtures, for `tests/spark.rs`.
+pub mod spark;
+
 /// The binary, reporting errors by class (exit 3 configuration, 4 data, 5 output) so tests
 /// can tell the classes apart; `plain_bin` keeps the default (2 for every error).
 pub fn bin() -> Command {
