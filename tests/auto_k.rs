@@ -86,7 +86,25 @@ fn issue_38_k_is_reproducible_and_stable_across_a_rerun_unless_the_data_change()
     );
     // The table has every k of the range with its score, and one k marked chosen.
     let (h, rows) = read_csv(&out.join("k_selection.csv"));
-    assert_eq!(h, ["k", "silhouette", "inertia", "score", "chosen"]);
+    assert_eq!(
+        h,
+        [
+            "k",
+            "silhouette",
+            "smoothed",
+            "rise",
+            "inertia",
+            "chosen",
+            "decided_by"
+        ]
+    );
+    // Six separated topics: a clear silhouette peak decides, and every place says so.
+    assert_eq!(sel["decided_by"], "clear-peak", "{sel}");
+    let decided: Vec<&str> = column(&h, &rows, "decided_by")
+        .into_iter()
+        .filter(|d| !d.is_empty())
+        .collect();
+    assert_eq!(decided, ["clear-peak"]);
     let marked: Vec<&str> = column(&h, &rows, "chosen")
         .into_iter()
         .zip(column(&h, &rows, "k"))
@@ -138,4 +156,69 @@ fn issue_38_an_edge_of_the_range_is_said_in_the_log_and_the_report() {
         .contains(said));
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains(said), "the report shows the warning");
+}
+
+/// A CSV of `per` documents for each of `topics` topics that share much of their vocabulary: 6
+/// words of the document's topic, 3 of a neighbouring topic and 9 common words, so topics
+/// overlap as real ones do and no silhouette is high.
+fn overlapping(dir: &Path, topics: usize, per: usize) -> std::path::PathBuf {
+    let stems = [
+        "galaxy", "protein", "tariff", "violin", "glacier", "compiler", "harvest", "sonnet",
+        "enzyme", "orbit",
+    ];
+    let common: Vec<String> = (0..40).map(|i| format!("common{i}")).collect();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |m: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % m as u64) as usize
+    };
+    let mut csv = String::from("id,text,label\n");
+    for d in 0..per {
+        for t in 0..topics {
+            let word = |t: usize, i: usize| {
+                format!(
+                    "{}{}",
+                    stems[t],
+                    ["a", "o", "u", "e", "ia", "ous", "ine", "ax"][i]
+                )
+            };
+            let mut text: Vec<String> = (0..6).map(|_| word(t, next(8))).collect();
+            text.extend((0..3).map(|_| word((t + 1) % topics, next(8))));
+            text.extend((0..9).map(|_| common[next(common.len())].clone()));
+            csv.push_str(&format!("d{t}-{d},{},t{t}\n", text.join(" ")));
+        }
+    }
+    std::fs::write(dir.join("overlap.csv"), csv).unwrap();
+    pipeline(
+        dir,
+        "overlap.toml",
+        "name = \"overlap\"\n[[input]]\npath = \"overlap.csv\"\nid = \"id\"\nlabel = \"label\"\n",
+    )
+}
+
+#[test]
+fn issue_53_a_small_corpus_of_ten_overlapping_groups_gets_about_ten_topics() {
+    // 1,000 documents: the size prior alone (sqrt(n) / 10) said 3.
+    let tmp = tempfile::tempdir().unwrap();
+    let p = overlapping(tmp.path(), 10, 100);
+    let out = tmp.path().join("out");
+    let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sel = run_json(&out)["k_selection"].clone();
+    let k = sel["chosen"].as_u64().unwrap();
+    assert!((7..=15).contains(&k), "k = {k}: {sel}");
+    let best = sel["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["silhouette"].as_f64().unwrap())
+        .fold(f64::MIN, f64::max);
+    assert!(best < 0.25, "the groups overlap: no clear peak ({best})");
+    assert_eq!(sel["floor"], 3);
+    assert!(
+        ["knee", "fall", "peak"].contains(&sel["decided_by"].as_str().unwrap()),
+        "the curve decided, not the floor: {sel}"
+    );
 }

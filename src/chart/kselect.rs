@@ -1,6 +1,6 @@
-//! Choice of the number of topics k: the rule's score, the silhouette and the
-//! inertia against k, in three side-by-side panels, with the chosen k marked in
-//! each, and the rule written under them (why the chosen k won).
+//! Choice of the number of topics k: the rise of the smoothed silhouette (the curve the rule
+//! reads, with its 60% level), the silhouette and the inertia against k, in three side-by-side
+//! panels, with the chosen k marked in each, and the evidence that decided written under them.
 //!
 //! Panels rather than one chart with several y axes: dual axes invite
 //! reading meaning into where the lines cross, and each metric needs its
@@ -25,19 +25,21 @@ pub struct KScore {
     pub silhouette: f64,
     /// Within-cluster sum of squares (lower is better; look for the elbow).
     pub inertia: f64,
-    /// The score the rule ranks k by (higher wins).
-    pub score: f64,
+    /// The share of its rise the smoothed silhouette made by k (0..1; NaN beyond the rule's
+    /// window).
+    pub rise: f64,
 }
 
 /// Draws `k_selection.png` / `.svg` into `dir`. `chosen_k` is marked with a
 /// dashed line (and a warning is returned if it lies outside the evaluated
-/// range); `rule` is the footnote that says how the score is made. Skipped
-/// when fewer than 2 points are given.
+/// range); `level` is the rise the rule's knee is read at (a dashed line in the
+/// first panel); `rule` is the footnote that says what decided. Skipped when
+/// fewer than 2 points are given.
 pub fn k_selection(
     dir: &Path,
     style: &ChartStyle,
     points: &[KScore],
-    chosen_k: usize,
+    (chosen_k, level): (usize, f64),
     rule: &str,
 ) -> Result<ChartOutcome, ChartError> {
     if points.len() < 2 {
@@ -53,6 +55,7 @@ pub fn k_selection(
             title: style.title.clone(),
             pts,
             chosen_k,
+            level,
             rule: rule.to_string(),
         },
     )
@@ -62,6 +65,7 @@ struct KChart {
     title: String,
     pts: Vec<KScore>,
     chosen_k: usize,
+    level: f64,
     rule: String,
 }
 
@@ -87,12 +91,12 @@ impl Chart for KChart {
         let w = (c.width - 2.0 * m - 2.0 * gap) / 3.0;
         let ks: Vec<f64> = self.pts.iter().map(|p| p.k as f64).collect();
         let chosen = in_range.then_some(self.chosen_k as f64);
+        let level = format!(
+            "Silhouette's rise, smoothed (k: the first at {:.0}%)",
+            self.level * 100.0
+        );
         let panels: [(&str, Vec<f64>, usize); 3] = [
-            (
-                "Score (the rule: highest wins)",
-                self.pts.iter().map(|p| p.score).collect(),
-                0,
-            ),
+            (&level, self.pts.iter().map(|p| p.rise).collect(), 0),
             (
                 "Silhouette (higher is better)",
                 self.pts.iter().map(|p| p.silhouette).collect(),
@@ -107,7 +111,16 @@ impl Chart for KChart {
         for (i, (title, ys, color)) in panels.iter().enumerate() {
             let x0 = m + i as f32 * (w + gap);
             let r = Rect::new(x0, top, x0 + w, bottom);
-            panel(c, r, title, &ks, ys, topic_color(*color), chosen)?;
+            let reference = (i == 0).then_some(self.level);
+            panel(
+                c,
+                r,
+                title,
+                &ks,
+                ys,
+                topic_color(*color),
+                (chosen, reference),
+            )?;
         }
         Ok(())
     }
@@ -123,7 +136,7 @@ fn panel<DB: DrawingBackend>(
     xs: &[f64],
     ys: &[f64],
     color: RGBColor,
-    chosen: Option<f64>,
+    (chosen, reference): (Option<f64>, Option<f64>),
 ) -> Result<(), ChartError> {
     let tf = c.px(LABEL_SIZE);
     let f = c.px(TICK_SIZE);
@@ -153,6 +166,9 @@ fn panel<DB: DrawingBackend>(
     )?;
     if let Some(k) = chosen {
         axes.mark_chosen(c, k, f)?;
+    }
+    if let Some(y) = reference.filter(|y| (axes.ylo..=axes.yhi).contains(y)) {
+        axes.mark_level(c, y)?;
     }
     axes.draw_line(c, xs, ys, color, chosen)
 }
@@ -277,6 +293,18 @@ impl PanelAxes {
             (x - c.px(10.0), Align::Right)
         };
         c.text(&label, lx, plot.y0 + f * 0.6, f, true, INK, al)
+    }
+
+    /// A level as a dashed horizontal line across the plot.
+    fn mark_level<DB: DrawingBackend>(&self, c: &Canvas<'_, DB>, y: f64) -> Result<(), ChartError> {
+        let (plot, y) = (self.plot, self.y(y));
+        let (dash, gap) = (c.px(12.0), c.px(8.0));
+        let mut x = plot.x0;
+        while x < plot.x1 {
+            c.hline(x, (x + dash).min(plot.x1), y, MUTED, c.px(2.0))?;
+            x += dash + gap;
+        }
+        Ok(())
     }
 
     /// The scores as a line broken at non-finite values, with a marker on

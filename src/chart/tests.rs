@@ -113,8 +113,8 @@ fn skip_rules() {
         terms: vec![],
     }];
     assert_skipped(top_terms(d, &st, &no_terms).unwrap());
-    assert_skipped(k_selection(d, &st, &kscores()[..1], 2, RULE_NOTE).unwrap());
-    assert_skipped(k_selection(d, &st, &[], 2, RULE_NOTE).unwrap());
+    assert_skipped(k_selection(d, &st, &kscores()[..1], (2, 0.6), RULE_NOTE).unwrap());
+    assert_skipped(k_selection(d, &st, &[], (2, 0.6), RULE_NOTE).unwrap());
     let one_period = vec!["2020".to_string()];
     let s1 = [TopicSeries {
         topic_id: 0,

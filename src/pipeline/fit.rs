@@ -359,8 +359,9 @@ fn cluster(
     if let Some(sel) = &selection.1 {
         if let Some(k) = sel.kept_previous {
             progress.info(&format!(
-                "k = {k} kept from the previous run: its score is within {} of the best",
-                crate::cluster::auto_k::KEEP_PREVIOUS
+                "k = {k} kept from the previous run: within {}% of the silhouette's rise of where the rule lands (k = {})",
+                (crate::cluster::auto_k::rule::KEEP * 100.0).round(),
+                sel.curve_k.max(sel.floor)
             ));
         }
         if let Some(edge) = &sel.edge {

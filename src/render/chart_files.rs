@@ -287,12 +287,13 @@ fn k_selection(
             k: s.k,
             silhouette: s.silhouette,
             inertia: s.inertia,
-            score: s.score,
+            rise: s.rise.unwrap_or(f64::NAN),
         })
         .collect();
+    let level = crate::cluster::auto_k::rule::LEVEL;
     Ok(DrawnChart::new(
         "k_selection",
-        format!("How k = {} was chosen: {}.", sel.chosen, sel.rule),
-        chart::k_selection(dir, style, &points, sel.chosen, &sel.explained())?,
+        format!("How k = {} was chosen: {}", sel.chosen, sel.explained()),
+        chart::k_selection(dir, style, &points, (sel.chosen, level), &sel.explained())?,
     ))
 }

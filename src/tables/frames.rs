@@ -195,18 +195,29 @@ pub fn k_selection(sel: &KSelection) -> DataFrame {
             sel.scores.iter().map(|s| s.silhouette).collect::<Vec<_>>(),
         ),
         Column::new(
-            "inertia".into(),
-            sel.scores.iter().map(|s| s.inertia).collect::<Vec<_>>(),
+            "smoothed".into(),
+            sel.scores.iter().map(|s| s.smoothed).collect::<Vec<_>>(),
         ),
         Column::new(
-            "score".into(),
-            sel.scores.iter().map(|s| s.score).collect::<Vec<_>>(),
+            "rise".into(),
+            sel.scores.iter().map(|s| s.rise).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "inertia".into(),
+            sel.scores.iter().map(|s| s.inertia).collect::<Vec<_>>(),
         ),
         Column::new(
             "chosen".into(),
             sel.scores
                 .iter()
                 .map(|s| s.k == sel.chosen)
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "decided_by".into(),
+            sel.scores
+                .iter()
+                .map(|s| (s.k == sel.chosen).then(|| sel.decided_by.name()))
                 .collect::<Vec<_>>(),
         ),
     ])
