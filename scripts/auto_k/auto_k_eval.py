@@ -288,6 +288,7 @@ LEVEL = 0.6     # the saturation level: share of the silhouette's rise over the 
 FALL = 0.15     # an early fall this large (share of the rise after it) marks broad groups
 WINDOW = 20     # the knee is read on k <= 20 whatever k-max is
 KEEP = 0.1      # a previous k stays while it is within this share of the rise of the target
+PEAK_DROP = 0.5 # an interior maximum the smoothed curve falls back from by this share of its rise
 
 
 def knee_parts(sw, lo=2, hi=20, level=LEVEL, fall=FALL):
@@ -311,6 +312,9 @@ def knee_parts(sw, lo=2, hi=20, level=LEVEL, fall=FALL):
         peak = int(np.argmax(s[:m]))
         end = next(i for i in range(peak + 1, m + 1) if s[i] <= s[m] + KEEP * after)
         out.update(branch='fall', k=int(ks[end]), peak=peak)
+    elif s.max() - s[int(np.argmax(s)):].min() >= PEAK_DROP * span:
+        # an interior peak: the curve climbs, then falls back by half its rise or more
+        out.update(branch='peak', k=int(ks[int(np.argmax(s))]), top=int(np.argmax(s)))
     else:
         thr = s.min() + level * span
         out.update(branch='knee', k=int(ks[np.argmax(s >= thr)]), thr=thr)
@@ -328,6 +332,9 @@ def rule_knee(sw, lo=2, hi=20, previous=None, level=LEVEL, fall=FALL, keep=KEEP)
         # kept while it lies between the first k reaching level - keep and level + keep
         first = lambda x: int(ks[np.argmax(s >= s.min() + min(x, 1.0) * p['span'])])
         return previous if first(level - keep) <= previous <= first(level + keep) else p['k']
+    if p['branch'] == 'peak':
+        # kept while its smoothed silhouette is within keep of the rise below the top
+        return previous if s[p['top']] - s[i] <= keep * p['span'] else p['k']
     # fall: kept while it is still in the dip, after the early peak, within keep of its bottom
     peak = int(np.argmax(s[:p['m']]))
     return previous if i > peak and s[i] - s[p['m']] <= keep * p['after'] else p['k']
@@ -470,7 +477,7 @@ def rule_knee_floor(sw, lo=2, hi=20, previous=None, level=LEVEL, fall=FALL, keep
     if p['branch'] in ('clear', 'flat'):
         return p['k']
     floor_k = min(math.floor(math.sqrt(sw['n']) / 10), min(hi, max(sw['ks'])))
-    if p['branch'] == 'fall':
+    if p['branch'] in ('fall', 'peak'):
         return int(max(rule_knee(sw, lo, hi, previous, level, fall, keep), floor_k))
     ks, s, span = p['ks'], p['s'], p['span']
     first = lambda x: int(ks[np.argmax(s >= s.min() + min(x, 1.0) * span)])
