@@ -18,6 +18,7 @@ pub fn names(args: NamesArgs) -> anyhow::Result<()> {
                 name: (t.label != auto).then(|| t.label.clone()),
                 auto_label: auto,
                 size: t.size,
+                named: t.named,
             }
         })
         .collect();

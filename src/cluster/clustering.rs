@@ -36,6 +36,9 @@ pub struct Clustering {
     inertia: f64,
     /// Refinement passes run (0: not refined).
     refine_passes: usize,
+    /// The documents a named topic took by zero-shot (`min-similarity`), before any clustering
+    /// (empty when none did).
+    zero_shot: Vec<bool>,
 }
 
 impl Clustering {
@@ -46,6 +49,41 @@ impl Clustering {
         let kept = centroids.select(Axis(0), &by_size(&raw, centroids.nrows()));
         // Re-predict against the kept centroids: the same assignment, with new ids.
         Self::assign(kept.view(), x)
+    }
+
+    /// Topics given by each row's topic (`topics`, indices into `centroids`), which may differ
+    /// from its nearest centroid (a zero-shot row of a named topic), renumbered by size; a
+    /// centroid without rows is dropped. A row's distance is to its own centroid, its
+    /// runner-up the nearest other one.
+    pub fn from_assignments(
+        centroids: ArrayView2<f32>,
+        topics: &[usize],
+        x: ArrayView2<f32>,
+    ) -> Clustering {
+        let order = by_size(topics, centroids.nrows());
+        let mut new_id = vec![usize::MAX; centroids.nrows()];
+        for (t, &c) in order.iter().enumerate() {
+            new_id[c] = t;
+        }
+        let kept = centroids.select(Axis(0), &order);
+        let mut c = Self::assign(kept.view(), x);
+        let mut changed = false;
+        for (i, &t) in topics.iter().enumerate() {
+            let own = new_id[t];
+            if c.assignments[i] != own {
+                let d = &x.row(i) - &kept.row(own);
+                // The nearest centroid is now the runner-up.
+                c.runner_up[i] = c.distances[i];
+                c.distances[i] = d.dot(&d).sqrt();
+                c.assignments[i] = own;
+                changed = true;
+            }
+        }
+        if changed {
+            c.sizes = count(&c.assignments, c.k());
+            c.inertia = sum_of_squares(&c.distances);
+        }
+        c
     }
 
     /// Refines the topics by spherical k-means on `terms` (the TF-IDF rows of the documents whose
@@ -119,6 +157,7 @@ impl Clustering {
             sizes,
             inertia: sum_of_squares(&euclid),
             refine_passes: 0,
+            zero_shot: Vec::new(),
         }
     }
 
@@ -137,6 +176,7 @@ impl Clustering {
             floors: None,
             sizes,
             refine_passes: 0,
+            zero_shot: Vec::new(),
         }
     }
 
@@ -157,6 +197,7 @@ impl Clustering {
             sizes,
             inertia: f64::NAN,
             refine_passes: 0,
+            zero_shot: Vec::new(),
         }
     }
 
@@ -298,6 +339,20 @@ impl Clustering {
     pub fn refine_passes(&self) -> usize {
         self.refine_passes
     }
+    /// Whether each document was taken by a named topic's zero-shot threshold (empty when no
+    /// document was).
+    pub fn zero_shot(&self) -> &[bool] {
+        &self.zero_shot
+    }
+    /// The same topics, with the documents `taken` marked as placed by zero-shot.
+    pub fn with_zero_shot(mut self, taken: Vec<bool>) -> Clustering {
+        self.zero_shot = if taken.iter().any(|&t| t) {
+            taken
+        } else {
+            Vec::new()
+        };
+        self
+    }
     /// The clustering with topics merged into `groups` (lists of topic indices, each topic in
     /// exactly one; group `g` becomes topic `g`). A group's centroids are its topics' centroids
     /// weighted by size (term-space ones renormalised). Distances, confidence and outliers stay
@@ -338,6 +393,7 @@ impl Clustering {
             floors: None,
             inertia: self.inertia,
             refine_passes: self.refine_passes,
+            zero_shot: self.zero_shot.clone(),
         }
     }
     /// Rows of each topic, in document order.

@@ -82,6 +82,8 @@ pub enum ClusterError {
     MiniBatch(#[source] linfa_clustering::KMeansError),
     #[error("the silhouette sample could not be drawn")]
     Silhouette(#[from] super::silhouette::SilhouetteError),
+    #[error(transparent)]
+    Named(#[from] super::named::NamedError),
 }
 
 impl KMeansParams {

@@ -10,7 +10,9 @@
 pub mod auto_k;
 pub mod clustering;
 pub mod distance;
+pub mod guided;
 pub mod kmeans;
+pub mod named;
 pub mod polish;
 pub mod refine;
 pub mod seeding;
@@ -19,6 +21,7 @@ pub mod silhouette;
 pub use auto_k::{KScore, KSelection};
 pub use clustering::{nearest, Clustering};
 pub use kmeans::{ClusterError, KMeansParams, KMeansValidParams};
+pub use named::{NamedError, NamedTopic};
 
 use crate::vectorize::CsrMatrix;
 use ndarray::ArrayView2;
@@ -74,6 +77,15 @@ pub struct ClusterParams {
     refine_iter: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     fit_sample: Option<usize>,
+    /// The named topics (`[[topic]]`), counted in k.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    named: Vec<NamedTopic>,
+    /// The zero-shot threshold of the named topics without one of their own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_similarity: Option<f32>,
+    /// Whether k-means clusters a sentence model's vectors (what zero-shot compares).
+    #[serde(skip)]
+    sentence_vectors: bool,
 }
 
 /// Checked cluster parameters, ready to [`fit`](ClusterValidParams::fit). Serialized into
@@ -106,6 +118,9 @@ impl ClusterParams {
             silhouette_sample: 5_000,
             refine_iter: 5,
             fit_sample: None,
+            named: Vec::new(),
+            min_similarity: None,
+            sentence_vectors: false,
         }
     }
 
@@ -158,6 +173,20 @@ impl ClusterParams {
         self
     }
 
+    /// The named topics (default none), the global zero-shot threshold (default none), and
+    /// whether k-means clusters a sentence model's vectors (zero-shot needs them).
+    pub fn named(
+        mut self,
+        topics: Vec<NamedTopic>,
+        min_similarity: Option<f32>,
+        sentence_vectors: bool,
+    ) -> Self {
+        self.named = topics;
+        self.min_similarity = min_similarity;
+        self.sentence_vectors = sentence_vectors;
+        self
+    }
+
     /// Checks every rule that does not depend on the corpus.
     pub fn check(self) -> Result<ClusterValidParams, ClusterError> {
         match self.k {
@@ -188,6 +217,16 @@ impl ClusterParams {
         if !range.contains(&self.silhouette_sample) {
             return Err(ClusterError::SilhouetteSample(self.silhouette_sample));
         }
+        let k_key = match self.k {
+            KChoice::Fixed { .. } => "cluster.k",
+            KChoice::Auto { .. } => "cluster.k-max",
+        };
+        named::check(
+            &self.named,
+            (self.k.max_k(), k_key),
+            self.sentence_vectors,
+            self.min_similarity,
+        )?;
         Ok(ClusterValidParams(self))
     }
 }
@@ -233,6 +272,19 @@ impl ClusterValidParams {
     pub fn fit_sample(&self) -> Option<usize> {
         self.0.fit_sample
     }
+    /// The named topics (`[[topic]]`).
+    pub fn named(&self) -> &[NamedTopic] {
+        &self.0.named
+    }
+    /// Each named topic's zero-shot threshold: its own, else the global one.
+    pub fn thresholds(&self) -> Vec<Option<f32>> {
+        let global = self.0.min_similarity;
+        self.0
+            .named
+            .iter()
+            .map(|t| t.min_similarity.or(global))
+            .collect()
+    }
 
     /// Clusters `x` (the reduced vectors): chooses k when it is automatic, runs k-means, and
     /// refines the topics on `terms` (the same documents' TF-IDF rows) when `refine_iter > 0`
@@ -242,12 +294,14 @@ impl ClusterValidParams {
     /// the stage is doing, for the progress bar.
     ///
     /// `previous_k` is the fitted k of the run this one follows, which an automatic k keeps
-    /// while it scores close to the best (see [`auto_k`]).
+    /// while it scores close to the best (see [`auto_k`]). With `guides` (the named topics'
+    /// vectors), k counts them, an automatic k is at least their number, and the topics are
+    /// fitted around them ([`guided`]).
     pub fn fit(
         &self,
         x: ArrayView2<f32>,
         terms: &CsrMatrix,
-        previous_k: Option<usize>,
+        (previous_k, guides): (Option<usize>, Option<&guided::Guides>),
         mut on_step: impl FnMut(&str),
     ) -> Result<(Clustering, Option<KSelection>), ClusterError> {
         let p = &self.0;
@@ -261,10 +315,11 @@ impl ClusterValidParams {
         let (k, selection) = match p.k {
             KChoice::Fixed { k } => (k, None),
             KChoice::Auto { k_min, k_max } => {
+                let named = guides.map_or(0, guided::Guides::len);
                 let sel = auto_k::sweep(
                     x,
                     &base,
-                    (k_min, k_max),
+                    (k_min.max(named), k_max),
                     p.silhouette_sample,
                     p.seed,
                     previous_k,
@@ -273,13 +328,19 @@ impl ClusterValidParams {
                 (sel.chosen, Some(sel))
             }
         };
-        // A streaming run's sample decides the topics of every document: its centroids are
-        // polished (the k sweep's are not, as it refits the winner).
-        let clustering = base
-            .with_k(k)
-            .polish(p.fit_sample.is_some())
-            .check()?
-            .fit(x)?;
+        let clustering = match guides.filter(|g| !g.is_empty()) {
+            Some(g) => {
+                on_step("fitting the topics around the named ones");
+                guided::fit(x, k, g, (p.seed, p.max_iter, p.tolerance))
+            }
+            // A streaming run's sample decides the topics of every document: its centroids
+            // are polished (the k sweep's are not, as it refits the winner).
+            None => base
+                .with_k(k)
+                .polish(p.fit_sample.is_some())
+                .check()?
+                .fit(x)?,
+        };
         if p.refine_iter > 0 && n <= p.minibatch_above {
             on_step("refining topics on the TF-IDF vectors");
             return Ok((clustering.refine(x, terms, p.refine_iter), selection));

@@ -21,23 +21,37 @@ const BLOCK: usize = 4096;
 pub fn greedy_kmeans_pp(x: ArrayView2<f32>, k: usize, rng: &mut impl Rng) -> Array2<f32> {
     let n = x.nrows();
     assert!(k >= 1 && k <= n, "k = {k} for {n} rows");
+    let first = rng.gen_range(0..n);
+    greedy_kmeans_pp_around(x, x.select(Axis(0), &[first]).view(), k, rng)
+}
+
+/// `k` starting centroids: the `given` ones (named topics', say) first, the others chosen among
+/// the rows of `x` as [`greedy_kmeans_pp`] chooses them after its first (needs
+/// `1 <= given.nrows() <= k <= given.nrows() + x.nrows()`).
+pub fn greedy_kmeans_pp_around(
+    x: ArrayView2<f32>,
+    given: ArrayView2<f32>,
+    k: usize,
+    rng: &mut impl Rng,
+) -> Array2<f32> {
+    let (n, m) = (x.nrows(), given.nrows());
+    assert!(
+        m >= 1 && m <= k && k <= n + m,
+        "k = {k}, {m} given, {n} rows"
+    );
     let trials = 2 + (k as f64).ln().floor() as usize;
     let norms: Vec<f32> = x.outer_iter().map(|r| r.dot(&r)).collect();
     let mut centers = Array2::<f32>::zeros((k, x.ncols()));
-
-    let first = rng.gen_range(0..n);
-    centers.row_mut(0).assign(&x.row(first));
+    centers.slice_mut(ndarray::s![..m, ..]).assign(&given);
     // Nothing is chosen yet, so every row is infinitely far from the current centroids.
-    let (mut closest, _) = distances(
-        x,
-        &norms,
-        x.select(Axis(0), &[first]).view(),
-        &vec![f32::INFINITY; n],
-    );
+    let mut closest = vec![f32::INFINITY; n];
+    for j in 0..m {
+        closest = distances(x, &norms, given.slice(ndarray::s![j..j + 1, ..]), &closest).0;
+    }
     let mut potential: f64 = closest.iter().map(|&d| d as f64).sum();
 
     let mut cumulative = vec![0f64; n];
-    for c in 1..k {
+    for c in m..k {
         let mut acc = 0f64;
         for (cum, &d) in cumulative.iter_mut().zip(&closest) {
             acc += d as f64;

@@ -30,6 +30,18 @@ pub struct Options {
     pub trends: Option<TrendsOptions>,
     pub charts: Option<ChartsOptions>,
     pub output: Option<OutputOptions>,
+    /// Named topics (`[[topic]]`), counted in k.
+    #[serde(default)]
+    pub topic: Vec<TopicOptions>,
+}
+
+/// One `[[topic]]`: a topic the user names ([`crate::cluster::NamedTopic`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TopicOptions {
+    pub name: Option<String>,
+    pub seeds: Option<Vec<String>>,
+    pub min_similarity: Option<f32>,
 }
 
 /// One `[[input]]` table: the ingest stage's [`InputSpec`](crate::ingest::InputSpec) as the file
@@ -157,6 +169,8 @@ pub struct ClusterOptions {
     pub fit_sample: Option<usize>,
     /// What k-means clusters: `tfidf`, `embedding` or `both`.
     pub features: Option<String>,
+    /// Zero-shot: a document this similar to a named topic joins it (per topic: `[[topic]]`).
+    pub min_similarity: Option<f32>,
 }
 
 /// `[embed]`: the sentence model and how it runs (see [`crate::embed::EmbedParams`]).

@@ -7,12 +7,12 @@ use super::error::SettingsError;
 use super::options::{
     ChartsOptions, CleanOptions, ClusterOptions, DescribeOptions, EmbedOptions, InputOptions,
     KOption, MapOptions, OutputOptions, ReduceOptions, StopWordsOption, TfIdfOptions,
-    TokenizeOptions, TrendsOptions,
+    TokenizeOptions, TopicOptions, TrendsOptions,
 };
 use super::resolved::{normalize, ChartsSettings, OutputSettings, TopicNames, TrendsSettings};
 use crate::chart::ChartStyle;
 use crate::clean::{BoilerplateParams, CleanParams, CleanValidParams};
-use crate::cluster::{self, ClusterError, ClusterParams, ClusterValidParams, KChoice};
+use crate::cluster::{self, ClusterError, ClusterParams, ClusterValidParams, KChoice, NamedTopic};
 use crate::describe::names;
 use crate::describe::{DescribeParams, DescribeValidParams};
 use crate::embed::{EmbedMethod, EmbedParams, EmbedValidParams, FeatureSpace};
@@ -346,12 +346,13 @@ pub(super) fn embed(
 /// (refining them on words would undo what the embedding saw).
 pub(super) fn cluster(
     c: ClusterOptions,
-    k: KChoice,
+    (k, named): (KChoice, Vec<NamedTopic>),
     seed: u64,
     method: ReduceMethod,
     features: FeatureSpace,
 ) -> Result<ClusterValidParams, SettingsError> {
     let mut params = ClusterParams::new()
+        .named(named, c.min_similarity, features.embeds())
         .k(k)
         .seed(seed)
         .runs(c.runs)
@@ -365,6 +366,25 @@ pub(super) fn cluster(
         params = params.refine_iter(0);
     }
     Ok(params.check()?)
+}
+
+/// `[[topic]]`: the named topics, in the file's order; one without a name is refused with its
+/// number (the other rules are the cluster stage's, [`crate::cluster::named::check`]).
+pub(super) fn named_topics(topics: Vec<TopicOptions>) -> Result<Vec<NamedTopic>, SettingsError> {
+    topics
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| match t.name {
+            Some(name) => Ok(NamedTopic {
+                name,
+                seeds: t.seeds.unwrap_or_default(),
+                min_similarity: t.min_similarity,
+            }),
+            None => {
+                Err(ClusterError::from(crate::cluster::NamedError::Blank { number: i + 1 }).into())
+            }
+        })
+        .collect()
 }
 
 /// `[describe]`: `top-terms`, `label-terms`, `phrases`, `representatives`,

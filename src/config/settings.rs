@@ -68,7 +68,8 @@ impl Settings {
         // `cluster.seed` seeds the reduction too.
         let seed = c.seed.unwrap_or(crate::cluster::DEFAULT_SEED);
         let reduce = sections::reduce(o.reduce.unwrap_or_default(), k, seed)?;
-        let cluster = sections::cluster(c, k, seed, reduce.method(), embed.features)?;
+        let named = sections::named_topics(o.topic)?;
+        let cluster = sections::cluster(c, (k, named), seed, reduce.method(), embed.features)?;
         let d = o.describe.unwrap_or_default();
         let describe = sections::describe(&d)?;
         let names = sections::names(d.names, base)?;

@@ -314,6 +314,7 @@ fn topics(
                 terms,
                 representatives,
                 outliers: outliers[c],
+                named: false,
             }
         })
         .collect()

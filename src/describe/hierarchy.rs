@@ -279,6 +279,7 @@ pub fn merge_summary(
                 terms,
                 representatives: reps,
                 outliers: ts.iter().map(|t| t.outliers).sum(),
+                named: false,
             }
         })
         .collect();
@@ -339,6 +340,7 @@ mod tests {
             terms: Vec::new(),
             representatives: Vec::new(),
             outliers: 0,
+            named: false,
         };
         TopicSummary {
             topics: vec![

@@ -23,6 +23,8 @@ pub struct TopicFingerprint {
     pub share: f64,
     /// Weighted terms keyed by stem (space-separated stems for phrases).
     pub terms: Vec<(String, f64)>,
+    /// Named by the user: it matches the topic of the same name, and no other named one.
+    pub named: bool,
 }
 
 /// One line of `drift.csv`.
@@ -99,6 +101,7 @@ pub fn keep_ids(
             label: t.label.clone(),
             share: t.share,
             terms: f.clone(),
+            named: t.named,
         })
         .collect();
     let m = match_topics(&current, &previous.topics, previous.next_id);
@@ -165,18 +168,28 @@ pub fn match_topics(
     }
 }
 
-/// `sim[i][j]`: the similarity of current topic `i` and previous topic `j`.
+/// `sim[i][j]`: the similarity of current topic `i` and previous topic `j`. Two named topics
+/// of the same name (case aside) are one topic, whatever their terms ([`SAME_NAME`]); two of
+/// different names are never one.
 fn similarities(current: &[TopicFingerprint], previous: &[TopicFingerprint]) -> Vec<Vec<f64>> {
     current
         .iter()
         .map(|c| {
             previous
                 .iter()
-                .map(|p| similarity(&c.terms, &p.terms))
+                .map(|p| match (c.named, p.named) {
+                    (true, true) if c.label.to_lowercase() == p.label.to_lowercase() => SAME_NAME,
+                    (true, true) => 0.0,
+                    _ => similarity(&c.terms, &p.terms),
+                })
                 .collect()
         })
         .collect()
 }
+
+/// The similarity two named topics of one name count as: above any pair of term lists (at
+/// most 1), so the assignment always pairs them.
+const SAME_NAME: f64 = 2.0;
 
 /// The previous topic (column) of each of the `n` current ones that maximises the total
 /// similarity, `m` or more for none: the Hungarian algorithm on `1 - similarity`, padded square.
@@ -314,6 +327,7 @@ mod tests {
             label: label.into(),
             share,
             terms: terms.iter().map(|(t, w)| (t.to_string(), *w)).collect(),
+            named: false,
         }
     }
 

@@ -8,6 +8,7 @@ pub mod aggregate;
 pub mod ctfidf;
 pub mod hierarchy;
 pub mod matching;
+pub mod named;
 pub mod names;
 pub mod similarity;
 pub mod trends;
@@ -205,6 +206,23 @@ pub struct Topic {
     pub representatives: Vec<usize>,
     /// Its documents that are far from every centroid (see `Clustering::outliers`).
     pub outliers: usize,
+    /// Named by the user (`[[topic]]`): its label is that name, kept across refits.
+    pub named: bool,
+}
+
+/// The mark charts and the report put before a named topic's label.
+pub const NAMED_MARK: &str = "★";
+
+impl Topic {
+    /// The label as the charts and the report show it: a named topic's ([`Topic::named`])
+    /// after [`NAMED_MARK`], so a reader sees which topics the pipeline file named. Tables keep
+    /// the bare label and say it in their `named` column.
+    pub fn shown_label(&self) -> String {
+        match self.named {
+            true => format!("{NAMED_MARK} {}", self.label),
+            false => self.label.clone(),
+        }
+    }
 }
 
 /// All topics of a run, largest first. Their `id`s follow size order on a first run and the
@@ -338,6 +356,7 @@ pub fn describe(
                 terms,
                 representatives: reps,
                 outliers: outliers[id],
+                named: false,
             }
         })
         .collect();

@@ -142,6 +142,9 @@ pub struct TemplateTopic {
     /// Its curated name in that run, if it had one.
     pub name: Option<String>,
     pub size: usize,
+    /// Named in the pipeline file (`[[topic]]`): `name` is that name, which a names file
+    /// need not repeat.
+    pub named: bool,
 }
 
 /// A names file for a run's topics: named topics keep their names; the others are listed
@@ -162,6 +165,11 @@ pub fn template(pipeline: &str, run: &str, topics: &[TemplateTopic]) -> String {
     for t in topics {
         let docs = format!("{} documents; label: {}", t.size, t.auto_label);
         match &t.name {
+            Some(name) if t.named => out.push_str(&format!(
+                "# {} is {} ([[topic]] in the pipeline file)  # {docs}\n",
+                t.id,
+                quote(name)
+            )),
             Some(name) => out.push_str(&format!("{} = {}  # {docs}\n", t.id, quote(name))),
             None => out.push_str(&format!(
                 "# {} = {}  # {} documents\n",
@@ -189,6 +197,7 @@ mod tests {
             terms: Vec::new(),
             representatives: Vec::new(),
             outliers: 0,
+            named: false,
         }
     }
 
@@ -260,12 +269,14 @@ mod tests {
                 auto_label: "graph, \"nodes\"".into(),
                 name: None,
                 size: 30,
+                named: false,
             },
             TemplateTopic {
                 id: 0,
                 auto_label: "kernel, svm".into(),
                 name: Some("Kernels".into()),
                 size: 40,
+                named: false,
             },
         ];
         let t = template("nips", "output/nips/latest", &topics);

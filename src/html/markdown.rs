@@ -77,6 +77,9 @@ fn topics(out: &mut String, d: &ReportData) -> fmt::Result {
             Pct(t.share)
         )?;
     }
+    if d.topics.iter().any(|t| t.named) {
+        out.push_str("\n★ marks the topics the pipeline file names ([[topic]]).\n");
+    }
     Ok(())
 }
 

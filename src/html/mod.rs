@@ -166,6 +166,9 @@ pub struct ReportTopic {
     pub shares_by_period: Vec<f64>,
     /// CSS hex colour such as "#E69F00"; anything else shows as grey.
     pub colour: String,
+    /// Named in the pipeline file (`[[topic]]`); its label carries the mark.
+    #[serde(default)]
+    pub named: bool,
 }
 
 /// One representative document.

@@ -202,6 +202,12 @@ fn topic_table(out: &mut String, d: &ReportData, trend_column: bool) -> fmt::Res
         "<p class=\"note\">Share bars are relative to the largest topic. \
          Each topic links to its section with terms and papers.</p>\n",
     );
+    if d.topics.iter().any(|t| t.named) {
+        out.push_str(
+            "<p class=\"note\">★ marks the topics the pipeline file names ([[topic]]): the \
+             name is the label, and the topic was fitted around it.</p>\n",
+        );
+    }
     out.push_str(
         "<table class=\"topic-table\">\n<thead><tr><th>Topic</th><th class=\"num\">Size</th>\
          <th>Share</th>",

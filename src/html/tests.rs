@@ -34,6 +34,7 @@ fn topic(id: usize, label: &str, size: usize, share: f64, shares: &[f64]) -> Rep
         }],
         shares_by_period: shares.to_vec(),
         colour: "#E69F00".into(),
+        named: false,
     }
 }
 

@@ -165,6 +165,10 @@ pub struct SavedTopic {
     /// documents assigned later are judged as the fit's were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outlier_floor: Option<f64>,
+    /// Named by the user (`[[topic]]`): `label` is that name, and a refit gives the id to the
+    /// topic of the same name.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub named: bool,
 }
 
 impl SavedTopic {
@@ -174,6 +178,7 @@ impl SavedTopic {
             label: self.label.clone(),
             share: self.share,
             terms: self.terms.clone(),
+            named: self.named,
         }
     }
 }

@@ -8,13 +8,14 @@
 
 use super::prepare::{LeftOut, Prepared};
 use super::{topics, PipelineError};
+use crate::cluster::guided::Guides;
 use crate::cluster::{Clustering, KSelection};
 use crate::config::Settings;
 use crate::describe::matching::{self, DriftRow, PreviousTopics};
 use crate::describe::similarity;
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, TopicSummary};
-use crate::embed::{StaticTable, SHORT_FEATURES};
+use crate::embed::{FeatureSpace, StaticTable, SHORT_FEATURES};
 use crate::evaluate::{self, Metrics, Scored};
 use crate::ingest::Corpus;
 use crate::layout;
@@ -35,32 +36,32 @@ pub fn fit(
     previous: Option<PreviousTopics>,
     progress: &mut Progress,
 ) -> Result<Analysis, PipelineError> {
-    let mut tfidf = vectorize(settings, &mut prepared, progress)?;
-    let (reducer, lsa) = reduce(settings, &tfidf, progress)?;
-    let (vectors, embedding) = features(settings, &prepared, &tfidf, lsa, progress)?;
-    // The whole texts were the sentence model's; the rest of the fit reads snippets.
-    prepared.texts = None;
-    let previous_k = previous.as_ref().and_then(|p| p.fitted_k);
-    let (mut clustering, k_selection) = cluster(settings, &vectors, &tfidf, previous_k, progress)?;
-    // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
-    tfidf.release_matrix();
+    let mut c = cluster_documents(settings, &mut prepared, previous.as_ref(), progress)?;
     // The map is laid out for the fitted topics, which the model places documents into (naming
     // may merge the reported ones below).
-    let fitted = MapTopics::of(&clustering);
-    let graphed = neighbours(settings, &fitted, &vectors, progress)?;
+    let fitted = MapTopics::of(&c.clustering);
+    let graphed = neighbours(settings, &fitted, &c.vectors, progress)?;
     std::thread::scope(|scope| {
         let layout_job = scope.spawn(|| {
             let start = std::time::Instant::now();
             let embedded = settings.map.descend(graphed, settings.cluster.seed());
             (embedded, start.elapsed().as_secs_f64())
         });
-        let mut summary = describe(settings, &prepared, &tfidf, &clustering, &reducer, progress)?;
+        let mut summary = describe(
+            settings,
+            &prepared,
+            &c.tfidf,
+            &c.clustering,
+            &c.reducer,
+            progress,
+        )?;
+        named(settings, &mut summary, &c.clustering, c.guides.as_ref());
         let fingerprints = matching::fingerprints(&summary, &prepared.tokens);
         let (mut drift, next_id) = keep_ids(&mut summary, &fingerprints, previous.as_ref());
         let shaped = topics::name_and_merge(
             settings,
             &mut summary,
-            &mut clustering,
+            &mut c.clustering,
             None,
             drift.as_mut(),
             next_id,
@@ -76,13 +77,13 @@ pub fn fit(
             ..
         } = prepared;
         drop(tokens);
-        let (trends, similarity) = trends(&periods, &clustering, progress)?;
+        let (trends, similarity) = trends(&periods, &c.clustering, progress)?;
         let descended = layout_job.join().expect("the layout thread does not panic");
-        let merged = shaped.fine.is_some().then_some(&clustering);
-        let map = finish_map(settings, descended, &vectors, &fitted, merged, progress)?;
+        let merged = shaped.fine.is_some().then_some(&c.clustering);
+        let map = finish_map(settings, descended, &c.vectors, &fitted, merged, progress)?;
         // Last, when the fit's working memory is gone (its sample distances are large).
-        let metrics = evaluate(settings, &corpus, &clustering, &vectors, progress)?;
-        let warnings = with_k_edge(k_selection.as_ref(), shaped.warnings);
+        let metrics = evaluate(settings, &corpus, &c.clustering, &c.vectors, progress)?;
+        let warnings = with_k_edge(c.k_selection.as_ref(), shaped.warnings);
         Ok(Analysis {
             scope: Scope::Documents,
             corpus,
@@ -90,11 +91,11 @@ pub fn fit(
             // A fit prepares with `Cleaning::Fit`; without rules it cleans markup only.
             cleaner: cleaner.unwrap_or_else(crate::clean::TextCleaner::markup_only),
             cleaned: Some(cleaned),
-            tfidf,
-            reducer,
-            embedding,
-            clustering,
-            k_selection,
+            tfidf: c.tfidf,
+            reducer: c.reducer,
+            embedding: c.embedding,
+            clustering: c.clustering,
+            k_selection: c.k_selection,
             summary,
             trends,
             map,
@@ -108,6 +109,79 @@ pub fn fit(
             fine: shaped.fine,
         })
     })
+}
+
+/// What the stages up to the topics made: the TF-IDF model (its matrix released), the
+/// reduction, the vectors k-means clustered, the sentence model's part, the named topics'
+/// vectors and the topics.
+struct Clustered {
+    tfidf: TfIdf,
+    reducer: Reducer,
+    vectors: Array2<f32>,
+    embedding: Option<SavedEmbedding>,
+    guides: Option<Guides>,
+    clustering: Clustering,
+    k_selection: Option<KSelection>,
+}
+
+/// tfidf -> reduce -> the features k-means clusters -> the named topics' vectors -> cluster.
+fn cluster_documents(
+    settings: &Settings,
+    prepared: &mut Prepared,
+    previous: Option<&PreviousTopics>,
+    progress: &mut Progress,
+) -> Result<Clustered, PipelineError> {
+    let mut tfidf = vectorize(settings, prepared, progress)?;
+    let (reducer, lsa) = reduce(settings, &tfidf, progress)?;
+    let (vectors, embedding) = features(settings, prepared, &tfidf, lsa, progress)?;
+    // The whole texts were the sentence model's; the rest of the fit reads snippets.
+    prepared.texts = None;
+    let space = embedding
+        .as_ref()
+        .map_or(FeatureSpace::Tfidf, |e| e.features);
+    let guides = super::guides::guides(settings, prepared, (&tfidf, &reducer), space, progress)?;
+    let previous_k = previous.and_then(|p| p.fitted_k);
+    let (clustering, k_selection) = cluster(
+        settings,
+        &vectors,
+        &tfidf,
+        (previous_k, guides.as_ref()),
+        progress,
+    )?;
+    // Later stages work on the reduced vectors and the tokens; the sparse matrix can go.
+    tfidf.release_matrix();
+    Ok(Clustered {
+        tfidf,
+        reducer,
+        vectors,
+        embedding,
+        guides,
+        clustering,
+        k_selection,
+    })
+}
+
+/// Each named topic's name on the topic fitted around it (see [`describe::named`]).
+fn named(
+    settings: &Settings,
+    summary: &mut TopicSummary,
+    clustering: &Clustering,
+    guides: Option<&Guides>,
+) {
+    if let Some(g) = guides {
+        let names: Vec<&str> = settings
+            .cluster
+            .named()
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        describe::named::attach(
+            summary,
+            clustering.centroids().view(),
+            g.vectors.view(),
+            &names,
+        );
+    }
 }
 
 /// The report's warnings: what the log said about the range of an automatic k, then `rest`.
@@ -338,17 +412,18 @@ fn cluster(
     settings: &Settings,
     vectors: &Array2<f32>,
     tfidf: &TfIdf,
-    previous_k: Option<usize>,
+    (previous_k, guides): (Option<usize>, Option<&Guides>),
     progress: &mut Progress,
 ) -> Result<(Clustering, Option<KSelection>), PipelineError> {
     let selection = progress.stage(
         "cluster",
         |bar| {
-            settings
-                .cluster
-                .fit(vectors.view(), tfidf.matrix(), previous_k, |step| {
-                    bar.set_message(format!("cluster: {step}"))
-                })
+            settings.cluster.fit(
+                vectors.view(),
+                tfidf.matrix(),
+                (previous_k, guides),
+                |step| bar.set_message(format!("cluster: {step}")),
+            )
         },
         |(c, _)| match c.refine_passes() {
             0 => format!("k = {}", c.k()),

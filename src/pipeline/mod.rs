@@ -19,6 +19,7 @@ mod assign;
 mod assign_defaults;
 mod error;
 mod fit;
+mod guides;
 mod place;
 mod prepare;
 mod report_folder;

@@ -76,6 +76,7 @@ impl Placer {
                     terms: Vec::new(),
                     representatives: Vec::new(),
                     outliers: outliers[index],
+                    named: t.named,
                 })
                 .collect(),
             classes: None,

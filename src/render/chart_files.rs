@@ -95,7 +95,7 @@ fn share_over_time(
         .iter()
         .map(|&t| chart::TopicSeries {
             topic_id: topics[t].id,
-            label: topics[t].label.clone(),
+            label: topics[t].shown_label(),
             values: a.trends.shares[t].clone(),
         })
         .collect();
@@ -130,7 +130,7 @@ fn trend_movers(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnCha
         .into_iter()
         .map(|m| chart::Mover {
             topic_id: topics[m.topic_id].id,
-            label: topics[m.topic_id].label.clone(),
+            label: topics[m.topic_id].shown_label(),
             change: m.slope,
         })
         .collect();
@@ -159,7 +159,7 @@ fn topic_sizes(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChar
         .iter()
         .map(|t| chart::TopicBar {
             topic_id: t.id,
-            label: t.label.clone(),
+            label: t.shown_label(),
             size: t.size,
             share: t.share,
         })
@@ -179,7 +179,7 @@ fn top_terms(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnChart,
         .iter()
         .map(|t| chart::TopicTerms {
             topic_id: t.id,
-            label: t.label.clone(),
+            label: t.shown_label(),
             terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
         })
         .collect();
@@ -218,7 +218,7 @@ fn document_map(style: &ChartStyle, a: &Analysis, dir: &Path) -> Result<DrawnCha
         .enumerate()
         .map(|(t, p)| chart::MapTopic {
             topic_id: topics[t].id,
-            label: topics[t].label.clone(),
+            label: topics[t].shown_label(),
             x: p[0],
             y: p[1],
         })
@@ -245,7 +245,7 @@ fn topic_similarity(
     dir: &Path,
 ) -> Result<DrawnChart, RenderError> {
     let topics = &a.summary.topics;
-    let labels: Vec<String> = topics.iter().map(|t| t.label.clone()).collect();
+    let labels: Vec<String> = topics.iter().map(|t| t.shown_label()).collect();
     let ids: Vec<usize> = topics.iter().map(|t| t.id).collect();
     Ok(DrawnChart::new(
         "topic_similarity",

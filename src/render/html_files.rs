@@ -242,7 +242,8 @@ fn report_topics(a: &Analysis) -> Vec<ReportTopic> {
         .enumerate()
         .map(|(index, t)| ReportTopic {
             id: t.id,
-            label: t.label.clone(),
+            label: t.shown_label(),
+            named: t.named,
             size: t.size,
             share: t.share,
             terms: t.terms.iter().map(|w| (w.text.clone(), w.weight)).collect(),
@@ -292,7 +293,7 @@ fn movers(a: &Analysis) -> Vec<html::Mover> {
         .into_iter()
         .map(|m| html::Mover {
             topic_id: topics[m.topic_id].id,
-            label: topics[m.topic_id].label.clone(),
+            label: topics[m.topic_id].shown_label(),
             change: m.slope / 100.0,
         })
         .collect()
@@ -316,7 +317,7 @@ fn merges(a: &Analysis, tree: &TopicTree) -> Vec<html::ReportMerge> {
         topics
             .iter()
             .find(|t| t.id == id)
-            .map_or_else(String::new, |t| t.label.clone())
+            .map_or_else(String::new, |t| t.shown_label())
     };
     tree.nodes
         .iter()

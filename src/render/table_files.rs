@@ -148,6 +148,7 @@ pub fn saved_model(meta: ModelMeta<'_>, a: &Analysis) -> SavedModel {
             share: t.share,
             terms: f.clone(),
             outlier_floor: floor.is_finite().then_some(floor),
+            named: t.named,
         })
         .collect();
     let mut model = SavedModel::new(meta, &a.tfidf, &a.reducer, clustering, topics, a.next_id);

@@ -77,7 +77,31 @@ pub fn documents(
         cols.push(opt_text("label", docs.iter().map(|d| d.label.as_deref())));
     }
     cols.push(text("batch", docs.iter().map(|d| d.batch.as_str())));
+    if summary.topics.iter().any(|t| t.named) {
+        cols.push(text("placed_by", placed_by(clustering, summary)));
+    }
     frame(cols)
+}
+
+/// How each document was placed, with named topics: `zero-shot` (at least its named topic's
+/// `min-similarity`), `guided` (into a named topic by the clustering around it) or
+/// `clustered` (into a topic the data revealed).
+fn placed_by<'a>(
+    clustering: &'a Clustering,
+    summary: &'a TopicSummary,
+) -> impl Iterator<Item = &'static str> + 'a {
+    let zero_shot = clustering.zero_shot();
+    clustering
+        .assignments()
+        .iter()
+        .enumerate()
+        .map(
+            move |(i, &t)| match (zero_shot.get(i), summary.topics[t].named) {
+                (Some(true), _) => "zero-shot",
+                (_, true) => "guided",
+                _ => "clustered",
+            },
+        )
 }
 
 /// One coordinate of the map, rounded to 4 decimals (a map is read, not measured, and the
@@ -116,6 +140,10 @@ pub fn topics(corpus: &Corpus, summary: &TopicSummary) -> DataFrame {
         ),
         text("label", t.iter().map(|x| x.label.as_str())),
         text("auto_label", t.iter().map(|x| x.auto_label.as_str())),
+        Column::new(
+            "named".into(),
+            t.iter().map(|x| x.named).collect::<Vec<_>>(),
+        ),
         Column::new(
             "size".into(),
             t.iter().map(|x| x.size as u32).collect::<Vec<_>>(),

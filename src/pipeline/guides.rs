@@ -1,0 +1,108 @@
+//! The named topics' vectors (`[[topic]]`), in the space k-means clusters: what the guided fit
+//! starts from and the describe stage names topics by.
+//!
+//! Each named topic's name and seeds are made into vectors as the documents were: without a
+//! sentence model, the name and seeds as one short document through the fit's tokenizer,
+//! TF-IDF and reduction; with one, also the mean of the sentence vectors of the name and of
+//! each seed (BERTopic's seeded topics average their seed words' embeddings), combined with
+//! the first as the documents' two parts are (`[cluster] features`). Seeds none of whose words
+//! the corpus has are named in a warning: they add nothing to the TF-IDF part.
+
+use super::prepare::Prepared;
+use super::PipelineError;
+use crate::cluster::guided::Guides;
+use crate::config::Settings;
+use crate::embed::FeatureSpace;
+use crate::progress::Progress;
+use crate::reduce::Reducer;
+use crate::tokenize::{Analyzer, TokenizedCorpus};
+use crate::vectorize::TfIdf;
+use ndarray::{Array2, Axis};
+
+/// The named topics' vectors for features `space`, or `None` without named topics.
+pub(super) fn guides(
+    settings: &Settings,
+    prepared: &Prepared,
+    (tfidf, reducer): (&TfIdf, &Reducer),
+    space: FeatureSpace,
+    progress: &Progress,
+) -> Result<Option<Guides>, PipelineError> {
+    let named = settings.cluster.named();
+    if named.is_empty() {
+        return Ok(None);
+    }
+    let texts: Vec<String> = named
+        .iter()
+        .map(|t| t.texts().collect::<Vec<_>>().join(" "))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let tokens = TokenizedCorpus::build_texts(&refs, &Analyzer::new(&prepared.tokenizer));
+    for w in unknown_words(settings, &tokens, tfidf) {
+        progress.warn(&w);
+    }
+    let lsa = reducer.transform(&tfidf.transform(&tokens))?;
+    let sentences = match space.embeds() {
+        true => Some(sentence_means(settings)?),
+        false => None,
+    };
+    let mut vectors = crate::embed::combine(
+        space,
+        settings.embed.weight,
+        lsa,
+        sentences.as_ref().map(|s| s.view()),
+    );
+    crate::norm::unit_rows(vectors.view_mut());
+    Ok(Some(Guides {
+        vectors,
+        thresholds: settings.cluster.thresholds(),
+    }))
+}
+
+/// For each named topic whose words (name and seeds) the corpus's vocabulary partly lacks, a
+/// warning naming them.
+fn unknown_words(settings: &Settings, tokens: &TokenizedCorpus, tfidf: &TfIdf) -> Vec<String> {
+    let known = tfidf.term_features(tokens);
+    settings
+        .cluster
+        .named()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let mut missing: Vec<&str> = tokens
+                .doc_terms(i)
+                .map(|t| t as usize)
+                .filter(|&t| known[t] == u32::MAX)
+                .map(|t| tokens.terms[t].surface.as_str())
+                .collect();
+            missing.dedup();
+            (!missing.is_empty()).then(|| {
+                format!(
+                    "named topic {:?}: the corpus has no {} (its vector is made of the other words{})",
+                    t.name,
+                    missing.join(", "),
+                    if settings.embed.features.embeds() { " and the sentence model" } else { "" }
+                )
+            })
+        })
+        .collect()
+}
+
+/// Each named topic's sentence vector: the unit mean of its name's and seeds' vectors.
+fn sentence_means(settings: &Settings) -> Result<Array2<f32>, PipelineError> {
+    let named = settings.cluster.named();
+    let texts: Vec<&str> = named.iter().flat_map(|t| t.texts()).collect();
+    let bar = indicatif::ProgressBar::hidden();
+    let (each, _) =
+        crate::embed::sentence_vectors(&settings.embed, &texts, None, crate::progress::warn, &bar)?;
+    let mut out = Array2::<f32>::zeros((named.len(), each.ncols()));
+    let mut at = 0;
+    for (t, mut row) in named.iter().zip(out.axis_iter_mut(Axis(0))) {
+        let n = t.texts().count();
+        for i in at..at + n {
+            row += &each.row(i);
+        }
+        at += n;
+        crate::norm::unit(row);
+    }
+    Ok(out)
+}
