@@ -83,6 +83,8 @@ impl ErrorClass {
                     P::Output(_) | P::Present(_) | P::Export(_) => ErrorClass::Output,
                     // A sentence model folder is named by the pipeline file (or its model).
                     P::Embed(_) => ErrorClass::Configuration,
+                    // So are the named topics, whose words the corpus may lack.
+                    P::Cluster(crate::cluster::ClusterError::Named(_)) => ErrorClass::Configuration,
                     _ => ErrorClass::Data,
                 };
             }

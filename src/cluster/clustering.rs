@@ -39,6 +39,9 @@ pub struct Clustering {
     /// The documents a named topic took by zero-shot (`min-similarity`), before any clustering
     /// (empty when none did).
     zero_shot: Vec<bool>,
+    /// Each named topic's topic index, as the guided fit left them (`usize::MAX`: it ended
+    /// without documents); empty when no fit named them, or after a refinement or a merge.
+    named: Vec<usize>,
 }
 
 impl Clustering {
@@ -53,12 +56,13 @@ impl Clustering {
 
     /// Topics given by each row's topic (`topics`, indices into `centroids`), which may differ
     /// from its nearest centroid (a zero-shot row of a named topic), renumbered by size; a
-    /// centroid without rows is dropped. A row's distance is to its own centroid, its
-    /// runner-up the nearest other one.
+    /// centroid without rows is dropped. The first `named` centroids are the named topics'
+    /// (see [`Clustering::named`]).
     pub fn from_assignments(
         centroids: ArrayView2<f32>,
         topics: &[usize],
         x: ArrayView2<f32>,
+        named: usize,
     ) -> Clustering {
         let order = by_size(topics, centroids.nrows());
         let mut new_id = vec![usize::MAX; centroids.nrows()];
@@ -66,17 +70,33 @@ impl Clustering {
             new_id[c] = t;
         }
         let kept = centroids.select(Axis(0), &order);
-        let mut c = Self::assign(kept.view(), x);
+        let own: Vec<Option<usize>> = topics.iter().map(|&t| Some(new_id[t])).collect();
+        let mut c = Self::assign_fixed(kept.view(), x, &own);
+        c.named = new_id[..named].to_vec();
+        c
+    }
+
+    /// Rows to the nearest of fixed centroids, ids kept ([`Clustering::assign`]), but a row
+    /// with a topic in `fixed` to that topic (a named topic's zero-shot documents): its
+    /// distance is to that topic's centroid, its runner-up the nearest other one's.
+    pub fn assign_fixed(
+        centroids: ArrayView2<f32>,
+        x: ArrayView2<f32>,
+        fixed: &[Option<usize>],
+    ) -> Clustering {
+        let mut c = Self::assign(centroids, x);
         let mut changed = false;
-        for (i, &t) in topics.iter().enumerate() {
-            let own = new_id[t];
-            if c.assignments[i] != own {
-                let d = &x.row(i) - &kept.row(own);
-                // The nearest centroid is now the runner-up.
-                c.runner_up[i] = c.distances[i];
-                c.distances[i] = d.dot(&d).sqrt();
-                c.assignments[i] = own;
-                changed = true;
+        for (i, own) in fixed.iter().enumerate() {
+            match *own {
+                Some(t) if c.assignments[i] != t => {
+                    let d = &x.row(i) - &centroids.row(t);
+                    // The nearest centroid is now the runner-up.
+                    c.runner_up[i] = c.distances[i];
+                    c.distances[i] = d.dot(&d).sqrt();
+                    c.assignments[i] = t;
+                    changed = true;
+                }
+                _ => {}
             }
         }
         if changed {
@@ -158,6 +178,7 @@ impl Clustering {
             inertia: sum_of_squares(&euclid),
             refine_passes: 0,
             zero_shot: Vec::new(),
+            named: Vec::new(),
         }
     }
 
@@ -177,6 +198,7 @@ impl Clustering {
             sizes,
             refine_passes: 0,
             zero_shot: Vec::new(),
+            named: Vec::new(),
         }
     }
 
@@ -198,6 +220,7 @@ impl Clustering {
             inertia: f64::NAN,
             refine_passes: 0,
             zero_shot: Vec::new(),
+            named: Vec::new(),
         }
     }
 
@@ -344,6 +367,10 @@ impl Clustering {
     pub fn zero_shot(&self) -> &[bool] {
         &self.zero_shot
     }
+    /// Each named topic's topic index as the guided fit left them (see the field).
+    pub fn named(&self) -> &[usize] {
+        &self.named
+    }
     /// The same topics, with the documents `taken` marked as placed by zero-shot.
     pub fn with_zero_shot(mut self, taken: Vec<bool>) -> Clustering {
         self.zero_shot = if taken.iter().any(|&t| t) {
@@ -394,6 +421,7 @@ impl Clustering {
             inertia: self.inertia,
             refine_passes: self.refine_passes,
             zero_shot: self.zero_shot.clone(),
+            named: Vec::new(),
         }
     }
     /// Rows of each topic, in document order.

@@ -88,7 +88,7 @@ pub fn fit(
         }
     }
     topics = assign(x, centroids.view(), &fixed);
-    Clustering::from_assignments(centroids.view(), &topics, x)
+    Clustering::from_assignments(centroids.view(), &topics, x, guides.len())
         .with_zero_shot(fixed.iter().map(Option::is_some).collect())
 }
 

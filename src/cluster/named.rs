@@ -108,6 +108,8 @@ pub enum NamedError {
     Threshold { key: String, value: f32 },
     #[error("{key} needs the sentence vectors of a model: set [embed] model (and cluster.features to embedding or both)")]
     NoModel { key: String },
+    #[error("named topic {name:?}: the corpus has none of its words (name and seeds), and no sentence model reads them: add seeds the corpus uses, or set [embed] model")]
+    Unknown { name: String },
 }
 
 #[cfg(test)]

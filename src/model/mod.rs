@@ -101,6 +101,38 @@ pub struct SavedEmbedding {
     /// model folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<crate::embed::StaticTable>,
+    /// The named topics with a zero-shot threshold (`min-similarity`), in the space clustered:
+    /// `assign` gives a document the named topic it is most similar to when it meets that
+    /// topic's threshold, as the fit did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zero_shot: Vec<SavedZeroShot>,
+}
+
+/// A named topic as zero-shot placement needs it: its topic (index into the model's topics),
+/// threshold (none: it takes no document by similarity, but is compared) and vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedZeroShot {
+    pub topic: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_similarity: Option<f32>,
+    pub vector: Vec<f32>,
+}
+
+impl SavedEmbedding {
+    /// The zero-shot topics as placement takes them: their vectors (rows) and, per row, the
+    /// model topic and threshold.
+    pub fn zero_shot_guides(&self) -> Option<(crate::cluster::guided::Guides, Vec<usize>)> {
+        let first = self.zero_shot.first()?;
+        let vectors =
+            ndarray::Array2::from_shape_fn((self.zero_shot.len(), first.vector.len()), |(i, j)| {
+                self.zero_shot[i].vector.get(j).copied().unwrap_or(0.0)
+            });
+        let guides = crate::cluster::guided::Guides {
+            vectors,
+            thresholds: self.zero_shot.iter().map(|z| z.min_similarity).collect(),
+        };
+        Some((guides, self.zero_shot.iter().map(|z| z.topic).collect()))
+    }
 }
 
 impl SavedEmbedding {
@@ -121,6 +153,7 @@ impl SavedEmbedding {
             weights_sha256: folder.weights_sha256.clone(),
             max_length: folder.max_length,
             batch: params.batch,
+            zero_shot: Vec::new(),
         })
     }
 

@@ -55,7 +55,7 @@ pub fn fit(
             &c.reducer,
             progress,
         )?;
-        named(settings, &mut summary, &c.clustering, c.guides.as_ref());
+        named(settings, &mut summary, &mut c, progress);
         let fingerprints = matching::fingerprints(&summary, &prepared.tokens);
         let (mut drift, next_id) = keep_ids(&mut summary, &fingerprints, previous.as_ref());
         let shaped = topics::name_and_merge(
@@ -161,26 +161,42 @@ fn cluster_documents(
     })
 }
 
-/// Each named topic's name on the topic fitted around it (see [`describe::named`]).
-fn named(
-    settings: &Settings,
-    summary: &mut TopicSummary,
-    clustering: &Clustering,
-    guides: Option<&Guides>,
-) {
-    if let Some(g) = guides {
-        let names: Vec<&str> = settings
-            .cluster
-            .named()
-            .iter()
-            .map(|t| t.name.as_str())
+/// Each named topic's name on the topic fitted around it (see [`describe::named`]); a name
+/// whose topic ended without documents is warned about. With zero-shot thresholds, the named
+/// topics' vectors go into the model for `assign`.
+fn named(settings: &Settings, summary: &mut TopicSummary, c: &mut Clustered, progress: &Progress) {
+    let Some(g) = &c.guides else {
+        return;
+    };
+    let names: Vec<&str> = settings
+        .cluster
+        .named()
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    let spaces = (c.clustering.centroids().view(), g.vectors.view());
+    let topic_of = describe::named::attach(summary, spaces, &names, c.clustering.named());
+    for (name, t) in names.iter().zip(&topic_of) {
+        if t.is_none() {
+            progress.warn(&format!(
+                "named topic {name:?} found no documents: no topic carries its name"
+            ));
+        }
+    }
+    if let Some(e) = c
+        .embedding
+        .as_mut()
+        .filter(|_| g.thresholds.iter().any(Option::is_some))
+    {
+        e.zero_shot = (0..g.len())
+            .filter_map(|j| {
+                topic_of[j].map(|topic| crate::model::SavedZeroShot {
+                    topic,
+                    min_similarity: g.thresholds[j],
+                    vector: g.vectors.row(j).to_vec(),
+                })
+            })
             .collect();
-        describe::named::attach(
-            summary,
-            clustering.centroids().view(),
-            g.vectors.view(),
-            &names,
-        );
     }
 }
 

@@ -11,6 +11,7 @@
 use super::prepare::Prepared;
 use super::PipelineError;
 use crate::cluster::guided::Guides;
+use crate::cluster::{ClusterError, NamedError};
 use crate::config::Settings;
 use crate::embed::FeatureSpace;
 use crate::progress::Progress;
@@ -41,6 +42,12 @@ pub(super) fn guides(
         progress.warn(&w);
     }
     let lsa = reducer.transform(&tfidf.transform(&tokens))?;
+    if !space.embeds() {
+        if let Some(j) = (0..lsa.nrows()).find(|&j| lsa.row(j).iter().all(|&v| v == 0.0)) {
+            let name = named[j].name.clone();
+            return Err(ClusterError::from(NamedError::Unknown { name }).into());
+        }
+    }
     let sentences = match space.embeds() {
         true => Some(sentence_means(settings)?),
         false => None,

@@ -146,6 +146,27 @@ impl Placed {
     }
 }
 
+/// Rows to the nearest centroid, but a row at least as similar to a zero-shot named topic as its
+/// threshold to that topic, as the fit placed them ([`crate::cluster::guided`]).
+fn assign_zero_shot(placer: &Placer, x: ndarray::ArrayView2<f32>) -> Clustering {
+    let centroids = placer.centroids.view();
+    let Some((guides, topics)) = placer
+        .model
+        .embedding
+        .as_ref()
+        .and_then(|e| e.zero_shot_guides())
+    else {
+        return Clustering::assign(centroids, x);
+    };
+    let fixed: Vec<Option<usize>> = guides
+        .zero_shot(x)
+        .into_iter()
+        .map(|j| j.map(|j| topics[j]))
+        .collect();
+    Clustering::assign_fixed(centroids, x, &fixed)
+        .with_zero_shot(fixed.iter().map(Option::is_some).collect())
+}
+
 /// The prepared documents' whole texts, which the sentence model reads.
 pub(super) fn whole_texts(prepared: &Prepared) -> Result<Vec<&str>, PipelineError> {
     let texts = prepared.texts.as_ref().ok_or_else(|| {
@@ -203,7 +224,7 @@ pub fn place(
             vectors.view(),
             &matrix,
         ),
-        None => Clustering::assign(placer.centroids.view(), vectors.view()),
+        None => assign_zero_shot(placer, vectors.view()),
     }
     .with_outlier_floors(placer.floors.clone());
     let map = match &placer.landmarks {

@@ -33,6 +33,13 @@ pub fn analysis(
     let tfidf = model.tfidf();
     let reducer = model.reducer.clone();
     let mut summary = describe(settings, &agg, &tfidf, &reducer, progress)?;
+    // The model's named topics keep their names (the sums describe topics by their words).
+    for (t, saved) in summary.topics.iter_mut().zip(&model.topics) {
+        if saved.named {
+            t.label = saved.label.clone();
+            t.named = true;
+        }
+    }
     let mut clustering = Clustering::summed(
         model.centroid_matrix(),
         model.term_centroid_matrix(),
