@@ -13,6 +13,7 @@ on stdout.
 
     python3 scripts/bench_embed.py --sets data/short-text --seeds 0 1 2 [--numpy]
 """
+from pathlib import Path
 import argparse
 import csv
 import json
@@ -102,7 +103,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", default="data/short-text")
     ap.add_argument("--binary", default=DEFAULT_BINARY)
-    ap.add_argument("--model", default="models/all-MiniLM-L6-v2")
+    ap.add_argument("--model", default=str(Path.home() / ".cache/topicmap/models/all-MiniLM-L6-v2"))
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
     ap.add_argument("--speed-docs", type=int, default=1000,
@@ -115,7 +116,7 @@ def main():
     a = ap.parse_args()
     binary, model, sets = (resolve_arg_path(x) for x in (a.binary, a.model, a.sets))
     need_file(binary, "topicmap binary (cargo build --release)")
-    need_file(model / "model.safetensors", "sentence model (python3 scripts/fetch_model.py)")
+    need_file(model / "model.safetensors", "sentence model (topicmap models fetch all-MiniLM-L6-v2)")
     files = sorted(sets.glob("*.csv"))
     if not files:
         die(f"no CSV in {sets} (python3 scripts/short_text_sets.py writes them)")

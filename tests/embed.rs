@@ -2,32 +2,43 @@
 //! published sentence-transformers example, runs that cluster sentence vectors, `assign` with
 //! their model, the vector cache, and bad model folders.
 //!
-//! These need the all-MiniLM-L6-v2 folder that `python3 scripts/fetch_model.py` puts in
-//! `models/all-MiniLM-L6-v2` (or `TOPICMAP_TEST_MODEL`). Without it a test says NOT RUN; in CI
-//! (`.ci/run` fetches it) it fails.
+//! These need the models `topicmap models fetch all-MiniLM-L6-v2` and `topicmap models fetch
+//! wordllama-l2-256` put in the models cache (`TOPICMAP_MODELS`, else the XDG cache folder;
+//! `TOPICMAP_TEST_MODEL` names another MiniLM folder). Without one a test says NOT RUN; in CI
+//! (`.ci/run` fetches both) it fails.
 
 mod common;
 use common::*;
 use std::fs;
 use std::path::{Path, PathBuf};
-use topicmap::embed::{ModelFolder, SentenceEncoder};
+use topicmap::embed::{Encoder, Folder, ModelFolder, SentenceEncoder};
 
-/// The model folder, or `None` (with a NOT RUN line) outside CI when it was not fetched.
+/// The all-MiniLM-L6-v2 folder (`TOPICMAP_TEST_MODEL`, else the models cache), or `None`
+/// (with a NOT RUN line) outside CI when it was not fetched.
 fn model_dir(test: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("TOPICMAP_TEST_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("models/all-MiniLM-L6-v2"));
-    if dir.join("model.safetensors").is_file() {
+    match std::env::var_os("TOPICMAP_TEST_MODEL") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => cached_model(test, "all-MiniLM-L6-v2", "model.safetensors"),
+    }
+}
+
+/// The known model `name`'s folder in the models cache when it holds `file`, or `None` (with a
+/// NOT RUN line) outside CI.
+fn cached_model(test: &str, name: &str, file: &str) -> Option<PathBuf> {
+    let dir = topicmap::embed::registry::cache_dir()
+        .expect("HOME or TOPICMAP_MODELS is set")
+        .join(name);
+    if dir.join(file).is_file() {
         return Some(dir);
     }
     if std::env::var_os("CI").is_some() {
         panic!(
-            "{test}: no model at {}: .ci/run should have run scripts/fetch_model.py",
+            "{test}: no model at {}: .ci/run should have run `topicmap models fetch {name}`",
             dir.display()
         );
     }
     eprintln!(
-        "NOT RUN: {test}: no model at {} (python3 scripts/fetch_model.py fetches it; CI does)",
+        "NOT RUN: {test}: no model at {} (`topicmap models fetch {name}` fetches it; CI does)",
         dir.display()
     );
     None
@@ -132,7 +143,7 @@ fn issue_37_a_run_on_sentence_vectors_reruns_from_its_cache_and_assign_agrees() 
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("0 texts embedded, 18 from the cache"),
+        stderr(&o).contains("0 texts embedded (transformer), 18 from the cache"),
         "{}",
         stderr(&o)
     );
@@ -363,31 +374,91 @@ fn issue_37_bad_model_folders_are_one_clear_error_and_write_nothing() {
     }
 }
 
+/// The WordLlama folder in the models cache, as `model = "wordllama-l2-256"` resolves it.
+fn static_model(test: &str) -> Option<PathBuf> {
+    cached_model(test, "wordllama-l2-256", "l2_supercat_256.safetensors")
+}
+
+/// The published similarities (`tests/fixtures/wordllama_similarity.json`, computed once with
+/// the wordllama package's own `embed(texts, norm=True)`) from the folder's table.
 #[test]
-fn issue_37_static_vectors_need_no_model_folder_to_assign() {
-    let Some(model) = model_dir("issue_37_static_vectors_need_no_model_folder_to_assign") else {
+fn issue_50_the_static_model_reproduces_wordllamas_similarities() {
+    let Some(dir) = static_model("issue_50_the_static_model_reproduces_wordllamas_similarities")
+    else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    // A folder of links to the model, removed after the fit.
-    let linked = tmp.path().join("linked-model");
-    fs::create_dir_all(linked.join("1_Pooling")).unwrap();
-    for f in [
-        "config.json",
-        "tokenizer.json",
-        "modules.json",
-        "sentence_bert_config.json",
-        "1_Pooling/config.json",
-        "model.safetensors",
-    ] {
-        std::os::unix::fs::symlink(model.join(f), linked.join(f)).unwrap();
+    let expected: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(fixture("wordllama_similarity.json")).unwrap())
+            .unwrap();
+    let texts: Vec<&str> = expected["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    let folder = Folder::open(&dir).unwrap();
+    assert!(folder.is_static() && folder.dims() == 256);
+    let encoder = Encoder::load(&folder).unwrap();
+    let Encoder::Static(table) = &encoder else {
+        panic!("not a static model")
+    };
+    let ids: Vec<u64> = table
+        .token_ids(texts[0])
+        .unwrap()
+        .into_iter()
+        .map(u64::from)
+        .collect();
+    let want_ids: Vec<u64> = expected["token_ids_of_first"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, want_ids, "the Llama-2 tokenizer, no special tokens");
+    let v = encoder.encode(&texts, 32, |_| {}).unwrap();
+    for (i, row) in expected["similarity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        for (j, want) in row.as_array().unwrap().iter().enumerate() {
+            let got = v.row(i).dot(&v.row(j));
+            let want = want.as_f64().unwrap() as f32;
+            assert!(
+                (got - want).abs() < 1e-4,
+                "{:?} ~ {:?}: {got} against {want}",
+                texts[i],
+                texts[j]
+            );
+        }
     }
+    // Each text's nearest other text is the published one.
+    for i in 0..texts.len() {
+        let nearest = |sim: &dyn Fn(usize) -> f32| {
+            (0..texts.len())
+                .filter(|&j| j != i)
+                .max_by(|&a, &b| sim(a).total_cmp(&sim(b)))
+                .unwrap()
+        };
+        let published = |j: usize| expected["similarity"][i][j].as_f64().unwrap() as f32;
+        assert_eq!(nearest(&|j| v.row(i).dot(&v.row(j))), nearest(&published));
+    }
+}
+
+/// `model = "wordllama-l2-256"` by name: the stage line names the static method, the model
+/// records it with the table's SHA-256, and `assign` places the documents as the fit did.
+#[test]
+fn issue_50_a_static_model_by_name_fits_and_assign_places_alike() {
+    if static_model("issue_50_a_static_model_by_name_fits_and_assign_places_alike").is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
     for (features, lsa_dims) in [("embedding", 0), ("both", 3)] {
         let p = csv_pipeline(
             tmp.path(),
             &format!(
-                "features = {features:?}\n[reduce]\ndims = 3\n[embed]\nmodel = {:?}\nmethod = \"static\"\n[output]\ndir = {:?}\n",
-                linked.display().to_string(),
+                "features = {features:?}\n[reduce]\ndims = 3\n[embed]\nmodel = \"wordllama-l2-256\"\n[output]\ndir = {:?}\n",
                 tmp.path().join("root").display().to_string()
             ),
         );
@@ -397,25 +468,122 @@ fn issue_37_static_vectors_need_no_model_folder_to_assign() {
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stderr(&o).contains("terms embedded"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("texts embedded (static)"),
+            "{}",
+            stderr(&o)
+        );
         let saved: serde_json::Value =
             serde_json::from_str(&fs::read_to_string(fit.join("model.json")).unwrap()).unwrap();
         assert_eq!(saved["embedding"]["method"], "static");
-        // The PCA keeps at most 128 dimensions, and no more than the fixture's 26 features.
-        let dims = saved["embedding"]["dims"].as_u64().unwrap() as usize;
-        let features_n = saved["stems"].as_array().unwrap().len();
-        assert_eq!(dims, features_n.min(128));
+        assert_eq!(saved["embedding"]["dims"], 256);
+        assert_eq!(
+            saved["embedding"]["weights_sha256"],
+            "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5"
+        );
         assert_eq!(
             saved["centroids"][0].as_array().unwrap().len(),
-            dims + lsa_dims
+            256 + lsa_dims
         );
         let run_json = fs::read_to_string(fit.join("run.json")).unwrap();
-        assert!(run_json.contains("distilled term vectors"), "{run_json}");
-    }
-    fs::remove_dir_all(&linked).unwrap();
-    for features in ["embedding", "both"] {
-        let fit = tmp.path().join(format!("fit-{features}"));
+        assert!(run_json.contains("static token vectors"), "{run_json}");
         assign_reproduces(&fit, &tmp.path().join(format!("again-{features}")));
+    }
+}
+
+/// A damaged static folder, a tokenizer the table does not fit, a transformer folder where
+/// `method = "static"` asks for a table, and a model by name not yet fetched: each a clear
+/// configuration error, nothing written.
+#[test]
+fn issue_50_bad_static_models_are_clear_errors_and_write_nothing() {
+    let Some(model) = static_model("issue_50_bad_static_models_are_clear_errors_and_write_nothing")
+    else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let tokenizer = "l2_supercat_tokenizer_config.json";
+    let weights = "l2_supercat_256.safetensors";
+    let truncated = tmp.path().join("truncated");
+    fs::create_dir_all(&truncated).unwrap();
+    fs::copy(model.join(tokenizer), truncated.join(tokenizer)).unwrap();
+    let bytes = fs::read(model.join(weights)).unwrap();
+    fs::write(truncated.join(weights), &bytes[..bytes.len() / 2]).unwrap();
+    // A table of 10 rows (f32, 4 dims) under the 32,000-token tokenizer.
+    let small = tmp.path().join("small-table");
+    fs::create_dir_all(&small).unwrap();
+    fs::copy(model.join(tokenizer), small.join(tokenizer)).unwrap();
+    let header = br#"{"embedding.weight":{"dtype":"F32","shape":[10,4],"data_offsets":[0,160]}}"#;
+    let mut table = (header.len() as u64).to_le_bytes().to_vec();
+    table.extend_from_slice(header);
+    table.extend(std::iter::repeat_n(0u8, 160));
+    fs::write(small.join("table.safetensors"), table).unwrap();
+    let empty = tmp.path().join("empty-cache");
+    fs::create_dir_all(&empty).unwrap();
+    let cases: Vec<(String, &str, Option<&Path>)> = vec![
+        (
+            format!("model = {:?}", truncated.display().to_string()),
+            "l2_supercat_256.safetensors cannot be loaded: truncated",
+            None,
+        ),
+        (
+            format!("model = {:?}", small.display().to_string()),
+            "does not fit the model: its vocabulary has 32000 tokens, the table 10 rows",
+            None,
+        ),
+        (
+            "model = \"wordllama-l2-256\"".into(),
+            "run `topicmap models fetch wordllama-l2-256`",
+            Some(&empty),
+        ),
+        (
+            "method = \"static\"".into(),
+            "run `topicmap models fetch wordllama-l2-256`",
+            Some(&empty),
+        ),
+    ];
+    for (embed, message, cache) in cases {
+        let p = csv_pipeline(
+            tmp.path(),
+            &format!("features = \"embedding\"\n[embed]\n{embed}\n"),
+        );
+        let out = tmp.path().join("out");
+        let mut cmd = bin();
+        if let Some(cache) = cache {
+            cmd.env("TOPICMAP_MODELS", cache);
+        }
+        let o = cmd
+            .args(["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{embed}: {err}");
+        assert!(
+            err.contains(message),
+            "{embed}: expected {message:?} in {err}"
+        );
+        assert!(!out.exists(), "nothing written for {embed}");
+    }
+    if let Some(minilm) = model_dir("issue_50_bad_static_models_are_clear_errors_and_write_nothing")
+    {
+        let p = csv_pipeline(
+            tmp.path(),
+            &format!(
+                "features = \"embedding\"\n[embed]\nmodel = {:?}\nmethod = \"static\"\n",
+                minilm.display().to_string()
+            ),
+        );
+        let o = run(&[
+            "run",
+            p.to_str().unwrap(),
+            "--out",
+            tmp.path().join("o").to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(3));
+        assert!(
+            stderr(&o).contains("embed.method = \"static\" but"),
+            "{}",
+            stderr(&o)
+        );
     }
 }
 

@@ -49,6 +49,8 @@ pub enum SettingsError {
     Reduce(#[from] ReduceError),
     #[error(transparent)]
     Embed(#[from] EmbedError),
+    #[error("embed.model: {0}")]
+    ModelCache(String),
     #[error(transparent)]
     Cluster(#[from] ClusterError),
     #[error(transparent)]

@@ -177,11 +177,12 @@ pub struct ClusterOptions {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct EmbedOptions {
-    /// A sentence-transformers folder, relative to the pipeline file.
+    /// A known model by name (`all-MiniLM-L6-v2`, `wordllama-l2-256`, fetched into the
+    /// models cache), or a model folder relative to the pipeline file.
     pub model: Option<String>,
-    /// `transformer` or `static`.
+    /// `transformer` or `static` (the pretrained static table, `wordllama-l2-256` unless
+    /// `model` names another); by default, what the model's folder holds.
     pub method: Option<String>,
-    pub static_dims: Option<usize>,
     pub weight: Option<f32>,
     pub batch: Option<usize>,
     pub max_length: Option<usize>,

@@ -15,6 +15,7 @@ use crate::clean::{BoilerplateParams, CleanParams, CleanValidParams};
 use crate::cluster::{self, ClusterError, ClusterParams, ClusterValidParams, KChoice, NamedTopic};
 use crate::describe::names;
 use crate::describe::{DescribeParams, DescribeValidParams};
+use crate::embed::registry::ModelRef;
 use crate::embed::{EmbedMethod, EmbedParams, EmbedValidParams, FeatureSpace};
 use crate::ingest::{FilterSpec, InputFormat, InputSpec, OnBadDocument, PeriodUnit};
 use crate::layout::{MapMethod, MapParams, MapValidParams};
@@ -301,8 +302,8 @@ pub(super) fn reduce(
         .check()?)
 }
 
-/// `[embed]` with `[cluster] features`: `model` (a folder relative to the pipeline file),
-/// `method`, `static-dims`, `weight`, `batch`, `max-length`, `cache`, `cache-mib`. The folder is opened and checked
+/// `[embed]` with `[cluster] features`: `model` (a known model by name, or a folder relative to the pipeline file),
+/// `method`, `weight`, `batch`, `max-length`, `cache`, `cache-mib`. The folder is opened and checked
 /// here, so a bad one fails before any input is read.
 pub(super) fn embed(
     e: EmbedOptions,
@@ -319,17 +320,30 @@ pub(super) fn embed(
             "tfidf, embedding or both",
         )?),
     };
-    let method = choice(
-        "embed.method",
-        e.method,
-        EmbedMethod::Transformer,
-        EmbedMethod::parse,
-        "transformer or static",
-    )?;
+    let method = match e.method {
+        None => None,
+        given => Some(choice(
+            "embed.method",
+            given,
+            EmbedMethod::Transformer,
+            EmbedMethod::parse,
+            "transformer or static",
+        )?),
+    };
+    // `method = "static"` alone runs the default static model.
+    let model = e.model.or_else(|| {
+        (method == Some(EmbedMethod::Static)).then(|| crate::embed::DEFAULT_STATIC_MODEL.into())
+    });
+    let model = match model {
+        None => None,
+        Some(spec) => Some(ModelRef::parse(&spec, base).map_err(SettingsError::ModelCache)?),
+    };
     Ok(EmbedParams::new()
-        .method(method)
-        .given(e.static_dims, EmbedParams::static_dims)
-        .given(e.model, |p, m| p.model(normalize(&base.join(m))))
+        .given(method, EmbedParams::method)
+        .given(model, |p, m| match m {
+            ModelRef::Folder(dir) => p.model_ref(ModelRef::Folder(normalize(&dir))),
+            named => p.model_ref(named),
+        })
         .given(features, EmbedParams::features)
         .given(e.weight, EmbedParams::weight)
         .given(e.batch, EmbedParams::batch)

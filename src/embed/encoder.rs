@@ -10,7 +10,8 @@
 //! reruns are byte-identical for a given thread count.
 
 use super::bert::Bert;
-use super::folder::{ModelFolder, Pooling};
+use super::folder::{Folder, ModelFolder, Pooling};
+use super::table::TokenTable;
 use super::EmbedError;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 use candle_nn::VarBuilder;
@@ -133,6 +134,35 @@ impl SentenceEncoder {
         Tensor::cat(&parts, D::Minus1)?
             .flatten_all()?
             .to_vec1::<f32>()
+    }
+}
+
+/// A loaded model of either kind ([`Folder`]): texts in, one vector per text out.
+pub enum Encoder {
+    Transformer(SentenceEncoder),
+    Static(TokenTable),
+}
+
+impl Encoder {
+    pub fn load(folder: &Folder) -> Result<Encoder, EmbedError> {
+        Ok(match folder {
+            Folder::Transformer(f) => Encoder::Transformer(SentenceEncoder::load(f)?),
+            Folder::Static(f) => Encoder::Static(TokenTable::load(f)?),
+        })
+    }
+
+    /// One vector per text (row `i` is `texts[i]`'s); `batch` texts per forward pass of the
+    /// transformer; `done(n)` after every `n` texts.
+    pub fn encode(
+        &self,
+        texts: &[&str],
+        batch: usize,
+        done: impl Fn(usize) + Sync,
+    ) -> Result<Array2<f32>, EmbedError> {
+        match self {
+            Encoder::Transformer(e) => e.encode(texts, batch, done),
+            Encoder::Static(t) => t.encode(texts, done),
+        }
     }
 }
 

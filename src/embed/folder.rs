@@ -166,7 +166,7 @@ impl ModelFolder {
     }
 }
 
-fn read_text(path: &Path) -> Result<String, EmbedError> {
+pub(super) fn read_text(path: &Path) -> Result<String, EmbedError> {
     if !path.is_file() {
         return Err(EmbedError::Missing { path: path.into() });
     }
@@ -235,7 +235,7 @@ fn read_max_length(dir: &Path, positions: usize) -> Result<usize, EmbedError> {
 
 /// Checks that the safetensors file is whole (its header parses and every tensor's bytes lie
 /// inside the file), and returns its SHA-256.
-fn check_weights(path: &Path) -> Result<String, EmbedError> {
+pub(super) fn check_weights(path: &Path) -> Result<String, EmbedError> {
     if !path.is_file() {
         return Err(EmbedError::Missing { path: path.into() });
     }
@@ -272,6 +272,63 @@ fn check_weights(path: &Path) -> Result<String, EmbedError> {
         )));
     }
     Ok(hex(&Sha256::digest(&bytes)))
+}
+
+/// A checked model folder of either kind: a sentence transformer, or a table of static token
+/// vectors ([`super::table`]). Which one is read off the folder's files.
+#[derive(Debug, Clone)]
+pub enum Folder {
+    Transformer(ModelFolder),
+    Static(super::table::StaticFolder),
+}
+
+impl Folder {
+    /// Opens and checks the folder at `dir`, of the kind its files say.
+    pub fn open(dir: &Path) -> Result<Folder, EmbedError> {
+        if !dir.is_dir() {
+            return Err(EmbedError::NoFolder { dir: dir.into() });
+        }
+        if super::table::StaticFolder::looks_static(dir) {
+            return Ok(Folder::Static(super::table::StaticFolder::open(dir)?));
+        }
+        Ok(Folder::Transformer(ModelFolder::open(dir)?))
+    }
+
+    pub fn dir(&self) -> &Path {
+        match self {
+            Folder::Transformer(f) => &f.dir,
+            Folder::Static(f) => &f.dir,
+        }
+    }
+
+    /// The vector's length.
+    pub fn dims(&self) -> usize {
+        match self {
+            Folder::Transformer(f) => f.dims(),
+            Folder::Static(f) => f.dims,
+        }
+    }
+
+    /// The SHA-256 of the weights file, in hex.
+    pub fn weights_sha256(&self) -> &str {
+        match self {
+            Folder::Transformer(f) => &f.weights_sha256,
+            Folder::Static(f) => &f.weights_sha256,
+        }
+    }
+
+    /// Tokens per text the model reads (a static table reads them all: 0).
+    pub fn max_length(&self) -> usize {
+        match self {
+            Folder::Transformer(f) => f.max_length,
+            Folder::Static(_) => 0,
+        }
+    }
+
+    /// Whether the folder holds static token vectors.
+    pub fn is_static(&self) -> bool {
+        matches!(self, Folder::Static(_))
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -1,17 +1,20 @@
-//! Embed: sentence vectors of the documents from a sentence-transformers model (BERT, run by
-//! candle), as the features k-means clusters instead of, or beside, the LSA vectors.
+//! Embed: sentence vectors of the documents from a pretrained model, either a
+//! sentence-transformers model (BERT, run by candle) or a table of static token vectors
+//! (WordLlama, model2vec), as the features k-means clusters instead of, or beside, the LSA
+//! vectors.
 //!
 //! Why: on short texts (titles, snippets) TF-IDF shares few words between documents of one
 //! topic, and a sentence model's vectors carry the meaning the words miss (BERTopic's premise).
 //! The topics are still described by their words (c-TF-IDF labels, phrases, trends, the map
 //! and the reports do not change); only what k-means sees does.
 //!
+//! * [`registry`] and [`fetch`]: models by name, fetched into the user's cache;
 //! * [`folder`]: the model folder, checked before anything runs;
 //! * [`encoder`]: the transformer forward pass, in batches of equal-length texts;
+//! * [`table`]: static token vectors, a text's vector the mean of its tokens' rows
+//!   (`method = "static"`: meaning at TF-IDF speed);
 //! * [`cache`]: vectors of documents already embedded, by text and model, so scheduled
 //!   reruns do not embed them again;
-//! * [`distill`]: `method = "static"`, one vector per TF-IDF feature from the same model, and
-//!   documents embedded at TF-IDF speed (what `assign`, streams and Spark then use).
 //!
 //! `[cluster] features` chooses the space ([`FeatureSpace`]): `tfidf` (the LSA vectors, the
 //! default without a model), `embedding` (the sentence vectors), or `both` (each part
@@ -21,16 +24,15 @@
 pub mod bert;
 pub mod cache;
 mod dense;
-pub mod distill;
 pub mod encoder;
 pub mod fetch;
 pub mod folder;
 pub mod registry;
 mod storage;
+pub mod table;
 
-pub use distill::StaticTable;
-pub use encoder::SentenceEncoder;
-pub use folder::{ModelFolder, Pooling};
+pub use encoder::{Encoder, SentenceEncoder};
+pub use folder::{Folder, ModelFolder, Pooling};
 
 use ndarray::{s, Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
@@ -79,7 +81,7 @@ impl FeatureSpace {
 pub enum EmbedMethod {
     /// Every document through the transformer.
     Transformer,
-    /// The TF-IDF-weighted mean of distilled term vectors ([`distill`]).
+    /// The mean of the text's token vectors from a static table ([`table`]).
     Static,
 }
 
@@ -91,13 +93,34 @@ impl EmbedMethod {
             _ => None,
         }
     }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EmbedMethod::Transformer => "transformer",
+            EmbedMethod::Static => "static",
+        }
+    }
+
+    /// The method a folder's model runs by.
+    pub fn of(folder: &Folder) -> EmbedMethod {
+        match folder.is_static() {
+            true => EmbedMethod::Static,
+            false => EmbedMethod::Transformer,
+        }
+    }
 }
+
+/// The model `method = "static"` uses when `[embed] model` is not given.
+pub const DEFAULT_STATIC_MODEL: &str = "wordllama-l2-256";
 
 /// Default texts per forward pass.
 pub const DEFAULT_BATCH: usize = 32;
 /// Default embedding share of `both` (the best of 0.5, 0.75 and 0.9 over the labelled sets of
 /// docs/benchmarks.md).
 pub const DEFAULT_WEIGHT: f32 = 0.75;
+/// The same for a static model, whose vectors add less to the words on long texts (the
+/// measurements of docs/benchmarks.md, "Static token vectors").
+pub const DEFAULT_STATIC_WEIGHT: f32 = 0.5;
 /// Default cap of the vector cache, in MiB.
 pub const DEFAULT_CACHE_MIB: usize = 512;
 /// With a model and no `features`, documents whose median TF-IDF row has fewer terms than
@@ -109,10 +132,11 @@ pub const SHORT_FEATURES: usize = 20;
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmbedParams {
     model: Option<PathBuf>,
+    /// The known model `model` was resolved from (`[embed] model = "NAME"`).
+    model_name: Option<&'static str>,
     features: Option<FeatureSpace>,
-    method: EmbedMethod,
-    static_dims: usize,
-    weight: f32,
+    method: Option<EmbedMethod>,
+    weight: Option<f32>,
     batch: usize,
     max_length: Option<usize>,
     cache: bool,
@@ -127,16 +151,16 @@ impl Default for EmbedParams {
 
 impl EmbedParams {
     /// No model; features `tfidf` (with a model, chosen by the documents' length: see
-    /// [`EmbedValidParams::for_documents`]); method `transformer` (`static`
-    /// keeps 128 dimensions); weight 0.75; batches of 32 texts; the model's own longest input; a
-    /// cache of at most 512 MiB.
+    /// [`EmbedValidParams::for_documents`]); the method the model's folder runs by; weight 0.75
+    /// (0.5 with a static model); batches of 32 texts; the model's own longest input; a cache of
+    /// at most 512 MiB.
     pub fn new() -> Self {
         EmbedParams {
             model: None,
+            model_name: None,
             features: None,
-            method: EmbedMethod::Transformer,
-            static_dims: distill::DEFAULT_DIMS,
-            weight: DEFAULT_WEIGHT,
+            method: None,
+            weight: None,
             batch: DEFAULT_BATCH,
             max_length: None,
             cache: true,
@@ -144,9 +168,22 @@ impl EmbedParams {
         }
     }
 
-    /// The sentence-transformers folder.
+    /// The model folder (a sentence transformer's, or a static table's).
     pub fn model(mut self, dir: PathBuf) -> Self {
         self.model = Some(dir);
+        self
+    }
+
+    /// The model by what `[embed] model` says: a known name (its folder in the cache, which
+    /// must have been fetched) or a folder path.
+    pub fn model_ref(mut self, model: registry::ModelRef) -> Self {
+        match model {
+            registry::ModelRef::Named { name, dir } => {
+                self.model_name = Some(name);
+                self.model = Some(dir);
+            }
+            registry::ModelRef::Folder(dir) => self.model = Some(dir),
+        }
         self
     }
 
@@ -155,20 +192,15 @@ impl EmbedParams {
         self
     }
 
+    /// The method the model must run by (a folder of the other kind is refused).
     pub fn method(mut self, method: EmbedMethod) -> Self {
-        self.method = method;
-        self
-    }
-
-    /// Dimensions the static table keeps.
-    pub fn static_dims(mut self, dims: usize) -> Self {
-        self.static_dims = dims;
+        self.method = Some(method);
         self
     }
 
     /// The embedding's share of the cosine with `features = "both"`, in `[0, 1]`.
     pub fn weight(mut self, weight: f32) -> Self {
-        self.weight = weight;
+        self.weight = Some(weight);
         self
     }
 
@@ -204,41 +236,84 @@ impl EmbedParams {
         if features.embeds() && self.model.is_none() {
             return Err(EmbedError::NoModel);
         }
-        if !(0.0..=1.0).contains(&self.weight) {
-            return Err(EmbedError::Weight(self.weight));
+        if let Some(w) = self.weight.filter(|w| !(0.0..=1.0).contains(w)) {
+            return Err(EmbedError::Weight(w));
         }
         if self.batch == 0 {
             return Err(EmbedError::ZeroBatch);
-        }
-        if self.static_dims == 0 {
-            return Err(EmbedError::ZeroStaticDims);
         }
         if self.max_length.is_some_and(|m| m < 3) {
             return Err(EmbedError::MaxLength(self.max_length.unwrap_or(0)));
         }
         let folder = match (&self.model, features.embeds()) {
             (Some(dir), true) => {
-                let mut f = ModelFolder::open(dir)?;
-                if let Some(m) = self.max_length {
+                let mut f = open_folder(dir, self.model_name.and_then(registry::known))?;
+                if let (Folder::Transformer(f), Some(m)) = (&mut f, self.max_length) {
                     f.max_length = f.max_length.min(m);
                 }
                 Some(f)
             }
             _ => None,
         };
+        let method = folder
+            .as_ref()
+            .map_or(EmbedMethod::Transformer, EmbedMethod::of);
+        if let (Some(want), Some(f)) = (self.method, &folder) {
+            if want != method {
+                return Err(EmbedError::MethodModel {
+                    dir: f.dir().into(),
+                    method: want.name(),
+                    holds: method.name(),
+                });
+            }
+        }
+        let default_weight = match method {
+            EmbedMethod::Transformer => DEFAULT_WEIGHT,
+            EmbedMethod::Static => DEFAULT_STATIC_WEIGHT,
+        };
         Ok(EmbedValidParams {
             features,
             by_length: self.features.is_none() && features.embeds(),
-            method: self.method,
-            static_dims: self.static_dims,
-            model_sha256: folder.as_ref().map(|f| f.weights_sha256.clone()),
+            method,
+            model_sha256: folder.as_ref().map(|f| f.weights_sha256().to_string()),
             folder,
-            weight: self.weight,
+            weight: self.weight.unwrap_or(default_weight),
             batch: self.batch,
             cache: self.cache,
             cache_mib: self.cache_mib,
         })
     }
+}
+
+/// Opens the model folder; a model by name must have been fetched whole (its weights are the
+/// pinned ones), else the error says how to fetch it.
+fn open_folder(
+    dir: &std::path::Path,
+    name: Option<&registry::KnownModel>,
+) -> Result<Folder, EmbedError> {
+    let Some(known) = name else {
+        return Folder::open(dir);
+    };
+    let not_fetched = |why: String| EmbedError::NotFetched {
+        name: known.name,
+        dir: dir.into(),
+        why,
+    };
+    if !dir.is_dir() {
+        return Err(not_fetched("it is not in the cache".into()));
+    }
+    let folder = Folder::open(dir).map_err(|e| not_fetched(e.to_string()))?;
+    let pinned = known
+        .files
+        .iter()
+        .any(|f| f.sha256 == folder.weights_sha256());
+    if !pinned {
+        return Err(not_fetched(format!(
+            "its weights (SHA-256 {}) are not the pinned ones",
+            folder.weights_sha256()
+        )));
+    }
+    Ok(folder)
 }
 
 /// Checked `[embed]` parameters, with the opened model folder when the features need it.
@@ -247,10 +322,10 @@ pub struct EmbedValidParams {
     pub features: FeatureSpace,
     /// No `features` was given with a model: [`EmbedValidParams::for_documents`] chooses them.
     pub by_length: bool,
+    /// What the model folder holds: a transformer, or static token vectors.
     pub method: EmbedMethod,
-    pub static_dims: usize,
     #[serde(skip)]
-    pub folder: Option<ModelFolder>,
+    pub folder: Option<Folder>,
     /// The SHA-256 of the model's weights (run.json names the model by it, not by a path of
     /// the machine that ran it).
     pub model_sha256: Option<String>,
@@ -261,10 +336,10 @@ pub struct EmbedValidParams {
 }
 
 impl EmbedValidParams {
-    /// Whether the documents' whole texts go through the transformer (`embedding` or `both`
-    /// features with `method = "transformer"`).
+    /// Whether the documents' whole texts go through the model (`embedding` or `both`
+    /// features).
     pub fn reads_texts(&self) -> bool {
-        self.features.embeds() && self.method == EmbedMethod::Transformer
+        self.features.embeds()
     }
 
     /// The features for these documents (their TF-IDF rows): the given ones, or by default
@@ -294,16 +369,26 @@ impl EmbedValidParams {
 /// What the embed stage can fail on. Every message names the file at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
-    #[error("cluster.features needs a sentence model: set [embed] model to its folder")]
+    #[error("cluster.features needs a sentence model: set [embed] model to a model's name (topicmap models list) or folder")]
     NoModel,
     #[error("embed.weight = {0} must be within 0..=1 (the embedding's share of the cosine)")]
     Weight(f32),
     #[error("embed.batch cannot be 0")]
     ZeroBatch,
-    #[error("embed.static-dims cannot be 0")]
-    ZeroStaticDims,
+    #[error("embed.method = \"{method}\" but {dir} holds a {holds} model")]
+    MethodModel {
+        dir: PathBuf,
+        method: &'static str,
+        holds: &'static str,
+    },
     #[error("embed.max-length = {0} must be at least 3 ([CLS], one token, [SEP])")]
     MaxLength(usize),
+    #[error("the model {name} is not ready in {dir}: {why}; run `topicmap models fetch {name}`")]
+    NotFetched {
+        name: &'static str,
+        dir: PathBuf,
+        why: String,
+    },
     #[error("no model folder at {dir} (embed.model)")]
     NoFolder { dir: PathBuf },
     #[error("the model folder lacks {path}")]
@@ -337,7 +422,7 @@ pub enum EmbedError {
 /// How the sentence vectors of a run were had.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Embedded {
-    /// Texts run through the transformer.
+    /// Texts run through the model.
     pub encoded: usize,
     /// Texts whose vectors came from the cache.
     pub cached: usize,
@@ -348,8 +433,8 @@ pub struct Embedded {
 }
 
 /// The sentence vectors of `texts` (row `i` is `texts[i]`'s): from the cache in `cache_dir`
-/// where it has them (when the parameters keep a cache), the others from the transformer, in
-/// batches; `bar` counts texts. The model is loaded only when some text is not cached. A cache
+/// where it has them (when the parameters keep a cache), the others from the model (the
+/// transformer in batches, or the static table); `bar` counts texts. The model is loaded only when some text is not cached. A cache
 /// that cannot be trusted is reported to `warn` and rebuilt.
 pub fn sentence_vectors(
     params: &EmbedValidParams,
@@ -361,7 +446,7 @@ pub fn sentence_vectors(
     let folder = params.folder.as_ref().ok_or(EmbedError::NoModel)?;
     let dims = folder.dims();
     let cache = cache_dir.filter(|_| params.cache).map(|dir| {
-        let (c, why) = cache::VectorCache::open(dir, &folder.weights_sha256, dims);
+        let (c, why) = cache::VectorCache::open(dir, folder.weights_sha256(), dims);
         if let Some(why) = why {
             warn(&why);
         }
@@ -383,7 +468,7 @@ pub fn sentence_vectors(
     };
     if !missing.is_empty() {
         let start = std::time::Instant::now();
-        let encoder = SentenceEncoder::load(folder)?;
+        let encoder = Encoder::load(folder)?;
         done.load_seconds = start.elapsed().as_secs_f64();
         bar.set_length(missing.len() as u64);
         let todo: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
@@ -400,35 +485,6 @@ pub fn sentence_vectors(
         }
     }
     Ok((out, done))
-}
-
-/// The documents' vectors by the parameters' method: the transformer's sentence vectors of
-/// `texts`, or (`static`) the table distilled from the surface forms of `tfidf`'s features
-/// applied to its rows, with the table. Term vectors are cached as texts are.
-pub fn document_vectors(
-    params: &EmbedValidParams,
-    texts: &[&str],
-    tfidf: &crate::vectorize::TfIdf,
-    cache_dir: Option<&std::path::Path>,
-    warn: impl Fn(&str),
-    bar: &indicatif::ProgressBar,
-) -> Result<(Array2<f32>, Embedded, Option<StaticTable>), EmbedError> {
-    match params.method {
-        EmbedMethod::Transformer => {
-            let (v, done) = sentence_vectors(params, texts, cache_dir, warn, bar)?;
-            Ok((v, done, None))
-        }
-        EmbedMethod::Static => {
-            let surfaces: Vec<&str> = tfidf
-                .features()
-                .iter()
-                .map(|f| f.surface.as_str())
-                .collect();
-            let (terms, done) = sentence_vectors(params, &surfaces, cache_dir, warn, bar)?;
-            let table = StaticTable::from_term_vectors(terms.view(), params.static_dims)?;
-            Ok((table.transform(tfidf.matrix()), done, Some(table)))
-        }
-    }
 }
 
 /// The vectors k-means clusters, from the LSA vectors and (for `embedding` and `both`) the

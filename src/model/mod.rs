@@ -95,12 +95,8 @@ pub struct SavedEmbedding {
     pub weights_sha256: String,
     pub max_length: usize,
     pub batch: usize,
-    /// The sentence vectors' length (the static table's, for `method = "static"`).
+    /// The sentence vectors' length.
     pub dims: usize,
-    /// `method = "static"`: the distilled term vectors, which place documents without the
-    /// model folder.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub table: Option<crate::embed::StaticTable>,
     /// The named topics with a zero-shot threshold (`min-similarity`), in the space clustered:
     /// `assign` gives a document the named topic it is most similar to when it meets that
     /// topic's threshold, as the fit did.
@@ -136,22 +132,20 @@ impl SavedEmbedding {
 }
 
 impl SavedEmbedding {
-    /// What a fit with `params` and the `features` it clustered saves (none for `tfidf` features), with its static table.
+    /// What a fit with `params` and the `features` it clustered saves (none for `tfidf` features).
     pub fn of(
         params: &crate::embed::EmbedValidParams,
         features: crate::embed::FeatureSpace,
-        table: Option<crate::embed::StaticTable>,
     ) -> Option<SavedEmbedding> {
         let folder = params.folder.as_ref()?;
         Some(SavedEmbedding {
-            dims: table.as_ref().map_or(folder.dims(), |t| t.dims),
+            dims: folder.dims(),
             features,
             method: params.method,
-            table,
             weight: params.weight,
-            model: folder.dir.clone(),
-            weights_sha256: folder.weights_sha256.clone(),
-            max_length: folder.max_length,
+            model: folder.dir().to_path_buf(),
+            weights_sha256: folder.weights_sha256().to_string(),
+            max_length: folder.max_length(),
             batch: params.batch,
             zero_shot: Vec::new(),
         })
@@ -160,16 +154,22 @@ impl SavedEmbedding {
     /// The embed parameters to place documents as the fit did (no cache: `assign` writes no
     /// pipeline folder), with the folder opened and its weights checked against the fit's.
     pub fn params(&self) -> Result<crate::embed::EmbedValidParams, crate::embed::EmbedError> {
-        let params = crate::embed::EmbedParams::new()
+        let mut params = crate::embed::EmbedParams::new()
             .model(self.model.clone())
             .method(self.method)
             .features(self.features)
             .weight(self.weight)
             .batch(self.batch)
-            .max_length(self.max_length)
-            .cache(false)
-            .check()?;
-        let found = params.folder.as_ref().map(|f| f.weights_sha256.clone());
+            .cache(false);
+        // A static table reads every token (saved as 0).
+        if self.max_length > 0 {
+            params = params.max_length(self.max_length);
+        }
+        let params = params.check()?;
+        let found = params
+            .folder
+            .as_ref()
+            .map(|f| f.weights_sha256().to_string());
         if found.as_deref() != Some(self.weights_sha256.as_str()) {
             return Err(crate::embed::EmbedError::OtherModel {
                 dir: self.model.clone(),
@@ -388,13 +388,6 @@ impl SavedModel {
             return Err(bad(
                 "centroids must be one row per topic, each as long as the clustered vectors",
             ));
-        }
-        if let Some(table) = model.embedding.as_ref().and_then(|e| e.table.as_ref()) {
-            if table.n_features() != n || table.vectors.len() != n * table.dims {
-                return Err(bad(
-                    "the static embedding table does not match the vocabulary",
-                ));
-            }
         }
         if model.topics.len() != model.centroids.len() {
             return Err(bad("topics and centroids differ in number"));

@@ -15,7 +15,7 @@ use crate::describe::matching::{self, DriftRow, PreviousTopics};
 use crate::describe::similarity;
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, TopicSummary};
-use crate::embed::{FeatureSpace, StaticTable, SHORT_FEATURES};
+use crate::embed::{FeatureSpace, SHORT_FEATURES};
 use crate::evaluate::{self, Metrics, Scored};
 use crate::ingest::Corpus;
 use crate::layout;
@@ -358,28 +358,17 @@ fn features(
     if !params.features.embeds() {
         return Ok((lsa, None));
     }
-    // The static method reads the TF-IDF rows, not the texts.
-    let texts: Vec<&str> = match params.reads_texts() {
-        true => super::place::whole_texts(prepared)?,
-        false => Vec::new(),
-    };
+    let texts: Vec<&str> = super::place::whole_texts(prepared)?;
     let cache = settings.output.dir.join("cache");
     let (space, median) = params.for_documents(tfidf.matrix());
-    let (sentences, _, table) = progress.stage(
+    let (sentences, _) = progress.stage(
         "embed",
         |bar| {
             crate::progress::count_on(bar, "embed", "texts");
-            crate::embed::document_vectors(
-                params,
-                &texts,
-                tfidf,
-                Some(&cache),
-                crate::progress::warn,
-                bar,
-            )
+            crate::embed::sentence_vectors(params, &texts, Some(&cache), crate::progress::warn, bar)
         },
         |done| {
-            let mut line = embed_detail(done);
+            let mut line = embed_detail(params.method, done);
             if params.by_length {
                 line.push_str(&format!(
                     "; features {} (the default: a median document of {median} terms, {} {})",
@@ -396,19 +385,21 @@ fn features(
         },
     )?;
     let vectors = crate::embed::combine(space, params.weight, lsa, Some(sentences.view()));
-    Ok((vectors, SavedEmbedding::of(params, space, table)))
+    Ok((vectors, SavedEmbedding::of(params, space)))
 }
 
 /// The embed stage's line: how many documents ran through the model, how many came from the
 /// cache, and the rate.
 fn embed_detail(
-    (v, done, table): &(Array2<f32>, crate::embed::Embedded, Option<StaticTable>),
+    method: crate::embed::EmbedMethod,
+    (v, done): &(Array2<f32>, crate::embed::Embedded),
 ) -> String {
-    let what = if table.is_some() { "terms" } else { "texts" };
+    let what = "texts";
     let mut s = format!(
-        "{} dims, {} {what} embedded",
+        "{} dims, {} {what} embedded ({})",
         v.ncols(),
-        thousands(done.encoded)
+        thousands(done.encoded),
+        method.name()
     );
     if done.encoded > 0 && done.encode_seconds > 0.0 {
         s.push_str(&format!(

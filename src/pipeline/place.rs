@@ -37,8 +37,8 @@ impl Placer {
     /// and the folder is gone or changed.
     pub fn new(model: SavedModel) -> Result<Placer, crate::embed::EmbedError> {
         let embed = match &model.embedding {
-            Some(e) if e.table.is_none() => Some(e.params()?),
-            _ => None,
+            Some(e) => Some(e.params()?),
+            None => None,
         };
         Ok(Placer {
             embed,
@@ -203,11 +203,6 @@ pub fn place(
     };
     let lsa = placer.model.reducer.transform(&matrix)?;
     let vectors = match (&placer.model.embedding, &placer.embed) {
-        (Some(e), _) if e.table.is_some() => {
-            let table = e.table.as_ref().expect("matched");
-            let sentences = table.transform(&matrix);
-            crate::embed::combine(e.features, e.weight, lsa, Some(sentences.view()))
-        }
         (_, Some(params)) => {
             let texts: Vec<&str> = whole_texts(&prepared)?;
             let bar = indicatif::ProgressBar::hidden();

@@ -258,7 +258,7 @@ impl Analysis {
         let e = self.embedding.as_ref()?;
         let how = match e.method {
             EmbedMethod::Transformer => "the transformer",
-            EmbedMethod::Static => "distilled term vectors",
+            EmbedMethod::Static => "static token vectors",
         };
         let sentences = format!("sentence vectors ({} dims, by {how})", e.dims);
         Some(match e.features {

@@ -1,0 +1,366 @@
+//! Static token vectors: a pretrained table with one vector per token of a tokenizer
+//! (WordLlama's `l2_supercat_256`, or a model2vec folder), and a text's vector as the mean of
+//! its tokens' rows, unit length.
+//!
+//! Why: the transformer costs milliseconds per abstract; a table lookup costs microseconds, so
+//! the meaning a pretrained model learned comes at TF-IDF speed, in fits, `assign`, streamed
+//! chunks and Spark executors alike. A text is tokenized without special tokens and without a
+//! length limit (as WordLlama's own `embed` does), the tokenizer's special tokens (WordLlama's
+//! ids 0-2) are left out of the mean, and a text is embedded alone, so its vector never depends
+//! on the other texts, the batch or the thread count.
+//!
+//! The folder holds one `*.safetensors` file with one matrix (`embedding.weight`, WordLlama;
+//! `embeddings`, model2vec) in f16, bf16 or f32, and one tokenizers JSON file (`tokenizer.json`,
+//! or a single `*tokenizer*.json`). [`StaticFolder::open`] checks both before anything runs.
+
+use super::folder::check_weights;
+use super::EmbedError;
+use ndarray::Array2;
+use std::path::{Path, PathBuf};
+
+/// The tensor names a static table may have.
+const TENSORS: [&str; 2] = ["embedding.weight", "embeddings"];
+
+/// How the table's numbers are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dtype {
+    F16,
+    Bf16,
+    F32,
+}
+
+impl Dtype {
+    fn parse(s: &str) -> Option<Dtype> {
+        match s {
+            "F16" => Some(Dtype::F16),
+            "BF16" => Some(Dtype::Bf16),
+            "F32" => Some(Dtype::F32),
+            _ => None,
+        }
+    }
+
+    fn bytes(self) -> usize {
+        match self {
+            Dtype::F16 | Dtype::Bf16 => 2,
+            Dtype::F32 => 4,
+        }
+    }
+}
+
+/// A checked static-vector folder: its two files, the table's shape and where its bytes lie,
+/// and the weights' SHA-256 (which names the model in saved models and caches).
+#[derive(Debug, Clone)]
+pub struct StaticFolder {
+    pub dir: PathBuf,
+    pub weights: PathBuf,
+    pub tokenizer: PathBuf,
+    pub rows: usize,
+    pub dims: usize,
+    dtype: Dtype,
+    /// Byte range of the table in the weights file.
+    data: (usize, usize),
+    pub weights_sha256: String,
+}
+
+impl StaticFolder {
+    /// Whether `dir` looks like a static-vector folder: no BERT `config.json` (a model2vec
+    /// `config.json` says `"model_type": "model2vec"`) and a `*.safetensors` file.
+    pub fn looks_static(dir: &Path) -> bool {
+        let config = dir.join("config.json");
+        let model2vec = std::fs::read_to_string(&config)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| v["model_type"] == "model2vec");
+        (!config.exists() || model2vec) && !files_ending(dir, ".safetensors").is_empty()
+    }
+
+    /// Reads and checks the folder: one weights file, whole, holding one 2-D table under a
+    /// known name; one tokenizer whose every id has a row in the table.
+    pub fn open(dir: &Path) -> Result<StaticFolder, EmbedError> {
+        let weights = only_file(dir, &files_ending(dir, ".safetensors"), "*.safetensors")?;
+        let tokenizer = match dir.join("tokenizer.json") {
+            p if p.is_file() => p,
+            _ => {
+                let found: Vec<PathBuf> = files_ending(dir, ".json")
+                    .into_iter()
+                    .filter(|p| {
+                        p.file_name()
+                            .is_some_and(|n| n.to_string_lossy().contains("tokenizer"))
+                    })
+                    .collect();
+                only_file(dir, &found, "tokenizer.json (or one *tokenizer*.json)")?
+            }
+        };
+        let weights_sha256 = check_weights(&weights)?;
+        let (dtype, rows, dims, data) = table_header(&weights)?;
+        let folder = StaticFolder {
+            dir: dir.into(),
+            weights,
+            tokenizer,
+            rows,
+            dims,
+            dtype,
+            data,
+            weights_sha256,
+        };
+        folder.load_tokenizer()?;
+        Ok(folder)
+    }
+
+    /// The folder's tokenizer, cutting and padding nothing; refused when it has ids the table
+    /// has no row for.
+    fn load_tokenizer(&self) -> Result<tokenizers::Tokenizer, EmbedError> {
+        let bad = |why: String| EmbedError::Tokenizer {
+            path: self.tokenizer.clone(),
+            why,
+        };
+        let mut tokenizer =
+            tokenizers::Tokenizer::from_file(&self.tokenizer).map_err(|e| bad(e.to_string()))?;
+        let vocab = tokenizer.get_vocab_size(true);
+        if vocab > self.rows {
+            return Err(bad(format!(
+                "its vocabulary has {vocab} tokens, the table {} rows ({})",
+                self.rows,
+                self.weights.display()
+            )));
+        }
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(None)
+            .map_err(|e| bad(e.to_string()))?;
+        Ok(tokenizer)
+    }
+}
+
+/// The files of `dir` whose names end in `suffix`, sorted.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.to_string_lossy().ends_with(suffix))
+        .collect();
+    found.sort();
+    found
+}
+
+/// The one file of `found`, or an error naming what the folder lacks or holds twice.
+fn only_file(dir: &Path, found: &[PathBuf], what: &str) -> Result<PathBuf, EmbedError> {
+    match found {
+        [one] => Ok(one.clone()),
+        [] => Err(EmbedError::Missing {
+            path: dir.join(what),
+        }),
+        many => Err(EmbedError::Weights {
+            path: dir.into(),
+            why: format!(
+                "a static model folder holds one {what}, this one {}",
+                many.len()
+            ),
+        }),
+    }
+}
+
+/// The table's dtype, shape and byte range from the safetensors header (the file is known to
+/// be whole: [`check_weights`]).
+fn table_header(path: &Path) -> Result<(Dtype, usize, usize, (usize, usize)), EmbedError> {
+    let bad = |why: String| EmbedError::Weights {
+        path: path.into(),
+        why,
+    };
+    let bytes = std::fs::read(path).map_err(|source| EmbedError::Read {
+        path: path.into(),
+        source,
+    })?;
+    let header_len = u64::from_le_bytes(bytes[..8].try_into().expect("checked")) as usize;
+    let header: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&bytes[8..8 + header_len]).map_err(|e| bad(e.to_string()))?;
+    let (name, t) = TENSORS
+        .iter()
+        .find_map(|n| header.get(*n).map(|t| (*n, t)))
+        .ok_or_else(|| bad(format!("no tensor named {}", TENSORS.join(" or "))))?;
+    let dtype = t["dtype"]
+        .as_str()
+        .and_then(Dtype::parse)
+        .ok_or_else(|| bad(format!("{name} is {}, not F16, BF16 or F32", t["dtype"])))?;
+    let shape: Vec<usize> = t["shape"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .filter_map(|d| d.as_u64())
+                .map(|d| d as usize)
+                .collect()
+        })
+        .unwrap_or_default();
+    let [rows, dims] = shape[..] else {
+        return Err(bad(format!("{name} has shape {shape:?}, not rows x dims")));
+    };
+    let offsets: Vec<usize> = t["data_offsets"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .filter_map(|d| d.as_u64())
+                .map(|d| d as usize)
+                .collect()
+        })
+        .unwrap_or_default();
+    let [start, end] = offsets[..] else {
+        return Err(bad(format!("{name} has no data_offsets")));
+    };
+    if end - start != rows * dims * dtype.bytes() || dims == 0 || rows == 0 {
+        return Err(bad(format!(
+            "{name}: {} bytes for a {rows} x {dims} table",
+            end - start
+        )));
+    }
+    let base = 8 + header_len;
+    Ok((dtype, rows, dims, (base + start, base + end)))
+}
+
+/// A loaded static model: the table in f32 and the tokenizer.
+pub struct TokenTable {
+    table: Vec<f32>,
+    dims: usize,
+    /// Ids left out of a text's mean: the tokenizer's special tokens.
+    special: Vec<bool>,
+    tokenizer: tokenizers::Tokenizer,
+}
+
+impl TokenTable {
+    /// Reads the folder's table (converted to f32 once) and tokenizer.
+    pub fn load(folder: &StaticFolder) -> Result<TokenTable, EmbedError> {
+        let bytes = std::fs::read(&folder.weights).map_err(|source| EmbedError::Read {
+            path: folder.weights.clone(),
+            source,
+        })?;
+        let raw = bytes
+            .get(folder.data.0..folder.data.1)
+            .ok_or_else(|| EmbedError::Weights {
+                path: folder.weights.clone(),
+                why: "changed since it was checked".into(),
+            })?;
+        let table: Vec<f32> = match folder.dtype {
+            Dtype::F32 => raw
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            Dtype::F16 => raw
+                .chunks_exact(2)
+                .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
+                .collect(),
+            Dtype::Bf16 => raw
+                .chunks_exact(2)
+                .map(|b| f32::from_bits((u16::from_le_bytes([b[0], b[1]]) as u32) << 16))
+                .collect(),
+        };
+        let tokenizer = folder.load_tokenizer()?;
+        let mut special = vec![false; folder.rows];
+        for (id, token) in tokenizer.get_added_tokens_decoder() {
+            if token.special {
+                if let Some(s) = special.get_mut(id as usize) {
+                    *s = true;
+                }
+            }
+        }
+        Ok(TokenTable {
+            table,
+            dims: folder.dims,
+            special,
+            tokenizer,
+        })
+    }
+
+    /// The vector's length.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// Each text's token ids (no special tokens added, nothing cut).
+    pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
+        let e = self
+            .tokenizer
+            .encode_fast(text, false)
+            .map_err(|e| EmbedError::Encode(e.to_string()))?;
+        Ok(e.get_ids().to_vec())
+    }
+
+    /// One unit vector per text (row `i` is `texts[i]`'s; zero for a text without a token),
+    /// texts spread over the cores in chunks; `done(n)` is called after each chunk.
+    pub fn encode(
+        &self,
+        texts: &[&str],
+        done: impl Fn(usize) + Sync,
+    ) -> Result<Array2<f32>, EmbedError> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 256;
+        let mut out = Array2::<f32>::zeros((texts.len(), self.dims));
+        out.axis_chunks_iter_mut(ndarray::Axis(0), CHUNK)
+            .into_par_iter()
+            .zip(texts.par_chunks(CHUNK))
+            .try_for_each(|(mut rows, chunk)| {
+                for (mut row, text) in rows.rows_mut().into_iter().zip(chunk) {
+                    let ids = self.token_ids(text)?;
+                    let row = row.as_slice_mut().expect("standard layout");
+                    self.mean_into(&ids, row);
+                }
+                done(chunk.len());
+                Ok::<(), EmbedError>(())
+            })?;
+        Ok(out)
+    }
+
+    /// The mean of the rows of `ids` (special tokens and ids past the table left out), unit
+    /// length, into `row`.
+    fn mean_into(&self, ids: &[u32], row: &mut [f32]) {
+        let mut n = 0usize;
+        for &id in ids {
+            let id = id as usize;
+            if self.special.get(id).copied().unwrap_or(true) {
+                continue;
+            }
+            let v = &self.table[id * self.dims..(id + 1) * self.dims];
+            for (r, x) in row.iter_mut().zip(v) {
+                *r += x;
+            }
+            n += 1;
+        }
+        if n > 0 {
+            crate::norm::unit(ndarray::ArrayViewMut1::from(row));
+        }
+    }
+}
+
+/// IEEE half to single precision (exact: every f16 is an f32).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let frac = (h & 0x3ff) as u32;
+    let bits = match (exp, frac) {
+        (0, 0) => sign,
+        (0, _) => {
+            // Subnormal: frac x 2^-24.
+            let v = frac as f32 * (1.0 / 16_777_216.0);
+            return if sign != 0 { -v } else { v };
+        }
+        (0x1f, _) => sign | 0x7f80_0000 | (frac << 13),
+        _ => sign | ((exp + 112) << 23) | (frac << 13),
+    };
+    f32::from_bits(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_floats_convert_exactly() {
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x3555), 0.333_251_95);
+        assert_eq!(f16_to_f32(0x0001), 5.960_464_5e-8);
+        assert_eq!(f16_to_f32(0x7bff), 65504.0);
+        assert!(f16_to_f32(0x7c00).is_infinite());
+        assert_eq!(f16_to_f32(0x8000).to_bits(), (-0.0f32).to_bits());
+    }
+}
