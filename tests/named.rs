@@ -217,7 +217,15 @@ fn issue_51_bad_topic_lists_are_configuration_errors_naming_the_topic() {
         assert_eq!(o.status.code(), Some(3), "{extra}: {}", stderr(&o));
         assert!(stderr(&o).contains(said), "{said}: {}", stderr(&o));
         assert!(!out.exists(), "nothing written");
-        let check = bin().args(["check", p.to_str().unwrap()]).output().unwrap();
-        assert!(!check.status.success() && stderr(&check).contains(said));
+        // `check` reads the settings and the inputs but tokenizes nothing, so
+        // it catches every case but the one about the corpus's vocabulary.
+        if !said.contains("the corpus has none of its words") {
+            let check = bin().args(["check", p.to_str().unwrap()]).output().unwrap();
+            assert!(
+                !check.status.success() && stderr(&check).contains(said),
+                "check: {said}: {}",
+                stderr(&check)
+            );
+        }
     }
 }
