@@ -6,6 +6,7 @@
 
 use crate::cluster::{Clustering, KSelection};
 use crate::describe::matching::DriftRow;
+use crate::describe::per_class::PerClass;
 use crate::describe::trends::Trends;
 use crate::describe::TopicSummary;
 use crate::ingest::display_title;
@@ -270,6 +271,48 @@ pub fn topic_trends(summary: &TopicSummary, trends: &Trends) -> DataFrame {
         text("label", labels),
         Column::new("count".into(), counts),
         Column::new("share".into(), shares),
+    ])
+}
+
+/// `topics_per_class`: each class's documents per topic (classes largest first, topics by id),
+/// the topic's share of the class (a class's shares add up to 1) and its terms within the class.
+pub fn topics_per_class(summary: &TopicSummary, per_class: &PerClass) -> DataFrame {
+    let mut order: Vec<usize> = (0..summary.topics.len()).collect();
+    order.sort_by_key(|&t| summary.topics[t].id);
+    let cells = || {
+        per_class
+            .classes
+            .iter()
+            .flat_map(|c| order.iter().map(move |&t| (c, t, &summary.topics[t])))
+    };
+    frame(vec![
+        text("class", cells().map(|(c, _, _)| c.name.as_str())),
+        Column::new(
+            "topic_id".into(),
+            cells().map(|(_, _, x)| x.id as u32).collect::<Vec<_>>(),
+        ),
+        text("topic_label", cells().map(|(_, _, x)| x.label.as_str())),
+        Column::new(
+            "named".into(),
+            cells().map(|(_, _, x)| x.named).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "count".into(),
+            cells()
+                .map(|(c, t, _)| c.counts[t] as u32)
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "share".into(),
+            cells().map(|(c, t, _)| c.share(t)).collect::<Vec<_>>(),
+        ),
+        text(
+            "terms",
+            cells().map(|(c, t, _)| {
+                let terms: Vec<&str> = c.terms[t].iter().map(|w| w.text.as_str()).collect();
+                terms.join("; ")
+            }),
+        ),
     ])
 }
 
