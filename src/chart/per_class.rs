@@ -314,7 +314,9 @@ mod tests {
             text.contains("the 20 largest of 30 classes"),
             "the cap is said"
         );
-        assert!(text.contains("Venue 19") && !text.contains("Venue 20"));
+        // Class j has (30 - j) * 40 documents: the 20th is drawn (440), the 21st is not (400).
+        assert_eq!(text.matches("n = ").count(), MAX_CLASSES);
+        assert!(text.contains("n = 440") && !text.contains("n = 400"));
         assert!(text.contains("★ topic words 3"));
     }
 

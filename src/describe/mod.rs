@@ -32,6 +32,8 @@ pub struct DescribeParams {
     diversity: f64,
     label_max_share: f64,
     merge_to: Option<usize>,
+    /// Left out of `run.json` when unset, so a pipeline without it reports as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
     per_class: Option<String>,
 }
 
