@@ -107,18 +107,19 @@ impl Chart for HeatChart<'_> {
     }
 }
 
-/// The colour range: from min(0, smallest off-diagonal value) to the
-/// largest (a unit range when they are equal), with the colour bar's ticks.
-struct ColourScale {
+/// A colour range with the colour bar's ticks (also the per-class
+/// heatmap's, `per_class.rs`).
+pub(super) struct ColourScale {
     lo: f64,
     hi: f64,
     /// Tick values and their labels.
     ticks: Vec<f64>,
-    tick_labels: Vec<String>,
+    pub(super) tick_labels: Vec<String>,
 }
 
 impl ColourScale {
-    /// The range of the finite off-diagonal values of `sim`.
+    /// The range of the finite off-diagonal values of `sim`: from min(0,
+    /// smallest) to the largest.
     fn off_diagonal(sim: &[Vec<f64>]) -> Self {
         let mut lo = 0.0f64;
         let mut hi = f64::NEG_INFINITY;
@@ -130,7 +131,12 @@ impl ColourScale {
                 }
             }
         }
-        if hi <= lo {
+        Self::range(lo, hi)
+    }
+
+    /// The range `lo..=hi` (a unit range from `lo` when `hi <= lo`).
+    pub(super) fn range(lo: f64, mut hi: f64) -> Self {
+        if hi.is_nan() || hi <= lo {
             hi = lo + 1.0;
         }
         let (ticks, step) = nice_ticks(lo, hi, 5);
@@ -144,7 +150,7 @@ impl ColourScale {
     }
 
     /// `v`'s place in the range, 0 at `lo` and 1 at `hi`.
-    fn norm(&self, v: f64) -> f64 {
+    pub(super) fn norm(&self, v: f64) -> f64 {
         (v - self.lo) / (self.hi - self.lo)
     }
 }
@@ -259,32 +265,43 @@ impl HeatLayout {
         c: &Canvas<'_, DB>,
         scale: &ColourScale,
     ) -> Result<(), ChartError> {
-        let (my, cb_w, cb_h) = (self.my, self.bar_w, self.side);
-        let cbx = self.mx + self.side + c.px(40.0);
-        let steps = 64;
-        for s in 0..steps {
-            let t0 = s as f32 / steps as f32;
-            let t1 = (s + 1) as f32 / steps as f32;
-            let y0 = my + cb_h * (1.0 - t1);
-            let y1 = my + cb_h * (1.0 - t0);
-            let col = viridis((t0 as f64 + t1 as f64) / 2.0);
-            c.fill_rect(Rect::new(cbx, y0.floor(), cbx + cb_w, y1.ceil()), col, 1.0)?;
-        }
-        for (v, l) in scale.ticks.iter().zip(&scale.tick_labels) {
-            let y = my + cb_h * (1.0 - scale.norm(*v) as f32);
-            c.hline(cbx + cb_w, cbx + cb_w + c.px(8.0), y, AXIS, c.px(2.0))?;
-            c.text(
-                l,
-                cbx + cb_w + c.px(12.0),
-                y,
-                self.tick_f,
-                false,
-                MUTED,
-                Align::Left,
-            )?;
-        }
-        Ok(())
+        let x = self.mx + self.side + c.px(40.0);
+        colour_bar(c, scale, (x, self.my, self.bar_w, self.side), self.tick_f)
     }
+}
+
+/// A colour bar at `(x, y)`, `w` wide and `h` tall: 64 steps of the scale
+/// (viridis), bottom to top, ticks and their labels (at `tick_f`) on its
+/// right.
+pub(super) fn colour_bar<DB: DrawingBackend>(
+    c: &Canvas<'_, DB>,
+    scale: &ColourScale,
+    (cbx, my, cb_w, cb_h): (f32, f32, f32, f32),
+    tick_f: f32,
+) -> Result<(), ChartError> {
+    let steps = 64;
+    for s in 0..steps {
+        let t0 = s as f32 / steps as f32;
+        let t1 = (s + 1) as f32 / steps as f32;
+        let y0 = my + cb_h * (1.0 - t1);
+        let y1 = my + cb_h * (1.0 - t0);
+        let col = viridis((t0 as f64 + t1 as f64) / 2.0);
+        c.fill_rect(Rect::new(cbx, y0.floor(), cbx + cb_w, y1.ceil()), col, 1.0)?;
+    }
+    for (v, l) in scale.ticks.iter().zip(&scale.tick_labels) {
+        let y = my + cb_h * (1.0 - scale.norm(*v) as f32);
+        c.hline(cbx + cb_w, cbx + cb_w + c.px(8.0), y, AXIS, c.px(2.0))?;
+        c.text(
+            l,
+            cbx + cb_w + c.px(12.0),
+            y,
+            tick_f,
+            false,
+            MUTED,
+            Align::Left,
+        )?;
+    }
+    Ok(())
 }
 
 impl HeatChart<'_> {

@@ -40,6 +40,7 @@ mod heatmap;
 mod kselect;
 mod movers;
 mod palette;
+mod per_class;
 mod sizes;
 mod terms;
 mod text;
@@ -51,6 +52,7 @@ pub use heatmap::{similarity_heatmap, MAX_PRINTED_K};
 pub use kselect::{k_selection, KScore};
 pub use movers::{movers, Mover};
 pub use palette::{palette_hex, PALETTE_LEN};
+pub use per_class::{topics_per_class, ClassColumn, MAX_CLASSES};
 pub use sizes::{topic_sizes, TopicBar};
 pub use terms::{top_terms, TopicTerms, MAX_TERMS_PER_PANEL};
 pub use text::shorten;
@@ -154,11 +156,11 @@ pub enum ChartError {
         expected: usize,
         found: usize,
     },
-    /// Rule: the similarity matrix has one row per label.
-    #[error("similarity matrix must have one row per label ({expected}), got {found} rows")]
+    /// Rule: a heatmap's matrix (similarity, topics per class) has one row per label.
+    #[error("heatmap matrix must have one row per label ({expected}), got {found} rows")]
     MatrixRows { expected: usize, found: usize },
-    /// Rule: every similarity row has one value per label.
-    #[error("similarity matrix row {row} must have one value per label ({expected}), got {found}")]
+    /// Rule: every row (or class column) of a heatmap has one value per label.
+    #[error("heatmap matrix row {row} must have one value per label ({expected}), got {found}")]
     MatrixColumns {
         row: usize,
         expected: usize,

@@ -57,6 +57,8 @@ pub enum SettingsError {
     Describe(#[from] DescribeParamsError),
     #[error(transparent)]
     Map(#[from] MapParamsError),
+    #[error("describe.per-class needs every document at hand; a streaming run (cluster.fit-sample) has only a sample")]
+    PerClassStreamed,
     #[error("cannot read the names file {path} (describe.names)")]
     NamesRead {
         path: PathBuf,

@@ -205,6 +205,8 @@ pub struct DescribeOptions {
     pub names: Option<String>,
     /// Report this many topics, merged along the topic hierarchy.
     pub merge_to: Option<usize>,
+    /// An input column (a venue, a track): the topics counted and described per its values.
+    pub per_class: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

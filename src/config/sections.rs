@@ -141,6 +141,7 @@ fn input(i: usize, o: InputOptions, base: &Path) -> Result<InputSpec, SettingsEr
         title: o.title,
         time: o.time,
         label: o.label,
+        class: None,
         batch: o.batch,
         filter,
         limit: o.limit,
@@ -402,7 +403,8 @@ pub(super) fn named_topics(topics: Vec<TopicOptions>) -> Result<Vec<NamedTopic>,
 }
 
 /// `[describe]`: `top-terms`, `label-terms`, `phrases`, `representatives`,
-/// `reduce-frequent-words`, `min-spread`, `diversity`, `label-max-share`, `merge-to`.
+/// `reduce-frequent-words`, `min-spread`, `diversity`, `label-max-share`, `merge-to`,
+/// `per-class`.
 pub(super) fn describe(d: &DescribeOptions) -> Result<DescribeValidParams, SettingsError> {
     Ok(DescribeParams::new()
         .given(d.top_terms, DescribeParams::top_terms)
@@ -417,7 +419,27 @@ pub(super) fn describe(d: &DescribeOptions) -> Result<DescribeValidParams, Setti
         .given(d.diversity, DescribeParams::diversity)
         .given(d.label_max_share, DescribeParams::label_max_share)
         .merge_to(d.merge_to)
+        .per_class(d.per_class.clone())
         .check()?)
+}
+
+/// `describe.per-class`: every input reads the class column (a paper list has none), and a
+/// streaming run, which never holds every document, refuses it.
+pub(super) fn per_class(
+    describe: &DescribeValidParams,
+    cluster: &ClusterValidParams,
+    inputs: &mut [InputSpec],
+) -> Result<(), SettingsError> {
+    let Some(column) = describe.per_class() else {
+        return Ok(());
+    };
+    if cluster.fit_sample().is_some() {
+        return Err(SettingsError::PerClassStreamed);
+    }
+    for input in inputs {
+        input.class = Some(column.to_string());
+    }
+    Ok(())
 }
 
 /// `describe.names`: a names file relative to the pipeline file, read and parsed.

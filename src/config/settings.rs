@@ -57,7 +57,7 @@ impl Settings {
         let base = pipeline.parent().unwrap_or(Path::new(""));
         let name = sections::name(o.name, pipeline)?;
         let title = o.title.unwrap_or_else(|| name.clone());
-        let inputs = sections::inputs(o.input, base)?;
+        let mut inputs = sections::inputs(o.input, base)?;
         let clean = sections::clean(o.clean.unwrap_or_default())?;
         let t = o.tokenize.unwrap_or_default();
         let tokenize = sections::tokenize(&t, base)?;
@@ -72,6 +72,7 @@ impl Settings {
         let cluster = sections::cluster(c, (k, named), seed, reduce.method(), embed.features)?;
         let d = o.describe.unwrap_or_default();
         let describe = sections::describe(&d)?;
+        sections::per_class(&describe, &cluster, &mut inputs)?;
         let names = sections::names(d.names, base)?;
         let map = sections::map(o.map.unwrap_or_default())?;
         let trends = sections::trends(o.trends.unwrap_or_default())?;

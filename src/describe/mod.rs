@@ -10,6 +10,7 @@ pub mod hierarchy;
 pub mod matching;
 pub mod named;
 pub mod names;
+pub mod per_class;
 pub mod similarity;
 pub mod trends;
 
@@ -31,6 +32,9 @@ pub struct DescribeParams {
     diversity: f64,
     label_max_share: f64,
     merge_to: Option<usize>,
+    /// Left out of `run.json` when unset, so a pipeline without it reports as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_class: Option<String>,
 }
 
 /// Checked describe parameters, what [`describe`] and
@@ -57,12 +61,14 @@ pub enum DescribeParamsError {
     LabelMaxShare(f64),
     #[error("describe.merge-to cannot be 0: it is the number of topics to report")]
     MergeToZero,
+    #[error("describe.per-class must name a column of the inputs")]
+    PerClassEmpty,
 }
 
 impl DescribeParams {
     /// Defaults: 10 top terms, 3 label terms, phrases on, 3 representative documents,
     /// frequent-word damping on, spread 2%, diversity 0.3, label terms found in at most 20% of
-    /// all documents, every topic reported (no merge).
+    /// all documents, every topic reported (no merge), no topics per class.
     pub fn new() -> Self {
         let rules = ctfidf::TermRules::default();
         DescribeParams {
@@ -75,6 +81,7 @@ impl DescribeParams {
             diversity: rules.diversity,
             label_max_share: 0.2,
             merge_to: None,
+            per_class: None,
         }
     }
     /// Top terms listed per topic (raised to `label_terms` when smaller).
@@ -123,6 +130,13 @@ impl DescribeParams {
         self
     }
 
+    /// Describe the topics per class of this input column (`None`: not at all; see
+    /// [`per_class`]).
+    pub fn per_class(mut self, column: Option<String>) -> Self {
+        self.per_class = column;
+        self
+    }
+
     /// Checks the rules; `top_terms` is raised to `label_terms` when it is smaller.
     pub fn check(mut self) -> Result<DescribeValidParams, DescribeParamsError> {
         if !(1..=3).contains(&self.label_terms) {
@@ -139,6 +153,13 @@ impl DescribeParams {
         }
         if self.merge_to == Some(0) {
             return Err(DescribeParamsError::MergeToZero);
+        }
+        if self
+            .per_class
+            .as_deref()
+            .is_some_and(|c| c.trim().is_empty())
+        {
+            return Err(DescribeParamsError::PerClassEmpty);
         }
         self.top_terms = self.top_terms.max(self.label_terms);
         Ok(DescribeValidParams(self))
@@ -187,6 +208,10 @@ impl DescribeValidParams {
     /// Report this many topics, merged along the topic hierarchy (`None`: every topic).
     pub fn merge_to(&self) -> Option<usize> {
         self.0.merge_to
+    }
+    /// The input column whose classes the topics are counted per (`None`: not at all).
+    pub fn per_class(&self) -> Option<&str> {
+        self.0.per_class.as_deref()
     }
 }
 
@@ -295,28 +320,8 @@ pub fn describe(
     term_vectors: Option<ndarray::ArrayView2<f32>>,
 ) -> TopicSummary {
     let k = clustering.k();
-    // The c-TF-IDF vocabulary: the terms that survived the TF-IDF document-frequency bounds,
-    // words only (a Chinese sub-word is a feature, never a label: see `tokenize::sub_words`).
-    let mut vocabulary = vec![false; tc.terms.len()];
-    for f in tfidf.features() {
-        if let [t] = f.terms[..] {
-            vocabulary[t as usize] = tc.terms[t as usize].is_word();
-        }
-    }
-    // Each term's row of the feature vectors (unigram features only).
-    let mut row = vec![u32::MAX; tc.terms.len()];
-    for (i, f) in tfidf.features().iter().enumerate() {
-        if let [t] = f.terms[..] {
-            row[t as usize] = i as u32;
-        }
-    }
-    let rules = ctfidf::TermRules {
-        top: params.top_terms(),
-        phrases: params.phrases(),
-        damping: params.reduce_frequent_words(),
-        min_spread: params.min_spread(),
-        diversity: params.diversity(),
-    };
+    let (vocabulary, row) = term_inputs(tc, tfidf);
+    let rules = term_rules(params, params.top_terms());
     let vectors = term_vectors.as_ref().map(|v| ctfidf::TermVectors {
         row: &row,
         vectors: v.view(),
@@ -364,6 +369,33 @@ pub fn describe(
         topics,
         classes: Some(classes),
         documents: n,
+    }
+}
+
+/// What c-TF-IDF counts, from the corpus and its TF-IDF features: the vocabulary (a flag per
+/// term id: the terms that survived the TF-IDF document-frequency bounds, words only, since a
+/// Chinese sub-word is a feature, never a label: see `tokenize::sub_words`), and each term's
+/// row of the feature vectors (unigram features only; `u32::MAX` for none).
+fn term_inputs(tc: &TokenizedCorpus, tfidf: &TfIdf) -> (Vec<bool>, Vec<u32>) {
+    let mut vocabulary = vec![false; tc.terms.len()];
+    let mut row = vec![u32::MAX; tc.terms.len()];
+    for (i, f) in tfidf.features().iter().enumerate() {
+        if let [t] = f.terms[..] {
+            vocabulary[t as usize] = tc.terms[t as usize].is_word();
+            row[t as usize] = i as u32;
+        }
+    }
+    (vocabulary, row)
+}
+
+/// The term rules of `params`, listing `top` terms.
+fn term_rules(params: &DescribeValidParams, top: usize) -> ctfidf::TermRules {
+    ctfidf::TermRules {
+        top,
+        phrases: params.phrases(),
+        damping: params.reduce_frequent_words(),
+        min_spread: params.min_spread(),
+        diversity: params.diversity(),
     }
 }
 

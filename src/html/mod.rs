@@ -46,6 +46,7 @@ mod map;
 mod markdown;
 mod page;
 mod parts;
+mod per_class;
 mod sparkline;
 mod svg;
 
@@ -103,6 +104,34 @@ pub struct ReportData {
     /// The interactive document map; `None` (or no points) hides it.
     #[serde(default)]
     pub map: Option<ReportMap>,
+    /// Topics per class (`[describe] per-class`), when the pipeline asks for them.
+    #[serde(default)]
+    pub per_class: Option<ReportPerClass>,
+}
+
+/// Topics per class, for the report's section: the column and its classes, largest first.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReportPerClass {
+    pub column: String,
+    pub classes: Vec<ReportClass>,
+}
+
+/// One class: its name, its documents, and its topics, largest share first.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReportClass {
+    pub name: String,
+    pub size: usize,
+    pub topics: Vec<ReportClassTopic>,
+}
+
+/// A topic within a class: its id, label (a named topic's with its mark), share of the class's
+/// documents and terms within the class.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReportClassTopic {
+    pub id: usize,
+    pub label: String,
+    pub share: f64,
+    pub terms: Vec<String>,
 }
 
 /// The document map: every document's place, and each topic's label anchor.

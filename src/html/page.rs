@@ -98,6 +98,7 @@ fn page(out: &mut String, d: &ReportData, notes: &mut Vec<String>) -> fmt::Resul
     movers(out, d, &seen)?;
     charts(out, d, &svgs)?;
     hierarchy(out, d, &svgs, &seen)?;
+    super::per_class::section(out, d.per_class.as_ref(), &d.charts, &svgs)?;
     super::details::topic_sections(out, d)?;
     metrics(out, d)?;
     super::cleaning::section(out, d.cleaning.as_ref())?;
@@ -361,6 +362,9 @@ fn charts(out: &mut String, d: &ReportData, svgs: &[Result<SafeSvg, SvgError>]) 
     out.push_str("<section id=\"charts\">\n<h2>Charts</h2>\n");
     for (c, svg) in d.charts.iter().zip(svgs) {
         if c.name == TREE_CHART && !d.hierarchy.is_empty() {
+            continue;
+        }
+        if c.name == super::per_class::CHART && d.per_class.is_some() {
             continue;
         }
         // The interactive map stands for the static one (whose SVG holds a dot per document).

@@ -96,6 +96,7 @@ fn sample() -> ReportData {
             duplicates: vec![("p9".into(), "p<1>".into())],
         }),
         map: None,
+        per_class: None,
     }
 }
 
@@ -746,4 +747,30 @@ fn the_map_is_one_hashed_script_and_data_that_cannot_escape() {
 
 fn d_first_id() -> usize {
     sample().topics[0].id
+}
+
+#[test]
+fn issue_51_the_per_class_section_lists_each_class_escaped() {
+    let mut d = sample();
+    assert!(!render_html(&d).contains("id=\"per-class\""));
+    d.per_class = Some(super::ReportPerClass {
+        column: "venue".into(),
+        classes: vec![super::ReportClass {
+            name: HOSTILE_SCRIPT.into(),
+            size: 12,
+            topics: vec![super::ReportClassTopic {
+                id: 1,
+                label: "★ Diffusion models".into(),
+                share: 0.75,
+                terms: vec!["denoising".into(), "<b>score</b>".into()],
+            }],
+        }],
+    });
+    let html = render_html(&d);
+    assert!(html.contains("id=\"per-class\"") && html.contains("★ Diffusion models"));
+    assert!(
+        html.contains("75.0%") && !html.contains("<b>score</b>"),
+        "escaped"
+    );
+    assert!(!html.contains(HOSTILE_SCRIPT));
 }

@@ -125,6 +125,7 @@ mod tests {
                 text: "text".into(),
                 time: None,
                 label: None,
+                class: None,
                 batch: "b".into(),
             })
             .collect()

@@ -101,6 +101,10 @@ pub struct InputSpec {
     pub time: Option<String>,
     /// Ground-truth label column.
     pub label: Option<String>,
+    /// The column whose values are the documents' classes for topics per class. Not a key of
+    /// `[[input]]`: the configuration sets it on every input from `[describe] per-class`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
     /// Batch name (the period) of inputs without a time column. Default: the file stem.
     pub batch: Option<String>,
     /// Keep only the rows whose column holds one of the values (applied before `limit`).
@@ -122,18 +126,19 @@ impl InputSpec {
             title: None,
             time: None,
             label: None,
+            class: None,
             batch: None,
             filter: None,
             limit: None,
         }
     }
 
-    /// The columns this input names (text, id, title, time, label, filter), for the header
-    /// check that runs before a table is parsed.
+    /// The columns this input names (text, id, title, time, label, class, filter), for the
+    /// header check that runs before a table is parsed.
     pub fn named_columns(&self) -> Vec<&str> {
         let mut cols: Vec<&str> = self.text.iter().flatten().map(String::as_str).collect();
         cols.extend(
-            [&self.id, &self.title, &self.time, &self.label]
+            [&self.id, &self.title, &self.time, &self.label, &self.class]
                 .into_iter()
                 .flatten()
                 .map(String::as_str),

@@ -44,6 +44,9 @@ pub struct Document {
     pub time: Option<(String, TimeValue)>,
     /// Ground-truth label, when the input names a label column.
     pub label: Option<String>,
+    /// Its class for topics per class (`[describe] per-class`): the cell of that column, when
+    /// the input is a table and the cell is not empty.
+    pub class: Option<String>,
     /// Batch name: the input's `batch` setting or the file stem. Used as the period when there is no time.
     pub batch: String,
 }

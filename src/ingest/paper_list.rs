@@ -35,6 +35,7 @@ pub fn parse(text: &str, path: &Path, input: &InputSpec, source: usize) -> Paper
                 text: std::mem::take(current),
                 time: None,
                 label: None,
+                class: None,
                 batch: batch.clone(),
             });
         }
@@ -78,6 +79,7 @@ mod tests {
             title: None,
             time: None,
             label: None,
+            class: None,
             batch: None,
             filter: None,
             limit: None,

@@ -114,6 +114,8 @@ struct Columns<'a> {
     /// The time column, with its name.
     times: Option<(Cells, &'a str)>,
     labels: Option<Cells>,
+    /// The class column (`[describe] per-class`).
+    classes: Option<Cells>,
     /// The filter's column and the values it keeps.
     filter: Option<(Cells, &'a [String])>,
 }
@@ -144,6 +146,7 @@ impl<'a> Columns<'a> {
             None => None,
         };
         let labels = input.label.as_deref().map(column).transpose()?;
+        let classes = input.class.as_deref().map(column).transpose()?;
         let filter = match &input.filter {
             Some(f) => Some((column(&f.column)?, f.values.as_slice())),
             None => None,
@@ -155,6 +158,7 @@ impl<'a> Columns<'a> {
             titles,
             times,
             labels,
+            classes,
             filter,
         })
     }
@@ -215,6 +219,7 @@ impl<'a> Columns<'a> {
             text: String::new(),
             time,
             label: text_of(&self.labels),
+            class: text_of(&self.classes),
             batch: batch.to_string(),
         }
     }

@@ -12,6 +12,7 @@ use crate::cluster::guided::Guides;
 use crate::cluster::{Clustering, KSelection};
 use crate::config::Settings;
 use crate::describe::matching::{self, DriftRow, PreviousTopics};
+use crate::describe::per_class::PerClass;
 use crate::describe::similarity;
 use crate::describe::trends::{self, Trends};
 use crate::describe::{self, TopicSummary};
@@ -23,6 +24,7 @@ use crate::model::{SavedEmbedding, SavedModel};
 use crate::progress::{thousands, Progress};
 use crate::reduce::Reducer;
 use crate::render::{Analysis, Scope};
+use crate::tokenize::TokenizedCorpus;
 use crate::vectorize::TfIdf;
 use ndarray::Array2;
 use std::path::Path;
@@ -76,14 +78,13 @@ pub fn fit(
             cleaned,
             ..
         } = prepared;
-        drop(tokens);
+        let per_class = per_class(settings, &corpus, (tokens, &c), progress)?;
         let (trends, similarity) = trends(&periods, &c.clustering, progress)?;
         let descended = layout_job.join().expect("the layout thread does not panic");
         let merged = shaped.fine.is_some().then_some(&c.clustering);
         let map = finish_map(settings, descended, &c.vectors, &fitted, merged, progress)?;
         // Last, when the fit's working memory is gone (its sample distances are large).
         let metrics = evaluate(settings, &corpus, &c.clustering, &c.vectors, progress)?;
-        let warnings = with_k_edge(c.k_selection.as_ref(), shaped.warnings);
         Ok(Analysis {
             scope: Scope::Documents,
             corpus,
@@ -95,6 +96,7 @@ pub fn fit(
             reducer: c.reducer,
             embedding: c.embedding,
             clustering: c.clustering,
+            warnings: with_k_edge(c.k_selection.as_ref(), shaped.warnings),
             k_selection: c.k_selection,
             summary,
             trends,
@@ -104,9 +106,9 @@ pub fn fit(
             fingerprints,
             drift,
             next_id,
-            warnings,
             tree: shaped.tree,
             fine: shaped.fine,
+            per_class,
         })
     })
 }
@@ -476,6 +478,40 @@ fn describe(
         },
         |s: &TopicSummary| format!("{} topics", s.topics.len()),
     )
+}
+
+/// The reported topics per class of `describe.per-class` (none without it), described from the
+/// documents' `tokens`, which are dropped once this is done.
+fn per_class(
+    settings: &Settings,
+    corpus: &Corpus,
+    (tokens, c): (TokenizedCorpus, &Clustered),
+    progress: &mut Progress,
+) -> Result<Option<PerClass>, PipelineError> {
+    let Some(column) = settings.describe.per_class() else {
+        return Ok(None);
+    };
+    let classes: Vec<Option<&str>> = corpus
+        .documents
+        .iter()
+        .map(|d| d.class.as_deref())
+        .collect();
+    let per_class = progress.stage(
+        "per-class",
+        |_| {
+            let term_vectors = c.reducer.term_vectors();
+            Ok::<_, PipelineError>(describe::per_class::per_class(
+                column,
+                &classes,
+                (c.clustering.assignments(), c.clustering.k()),
+                (&tokens, &c.tfidf),
+                &settings.describe,
+                term_vectors.as_ref().map(|v| v.view()),
+            ))
+        },
+        |p: &PerClass| format!("{} classes of {column:?}", p.classes.len()),
+    )?;
+    Ok(Some(per_class))
 }
 
 /// Stable ids: keeps the previous run's ids for the topics that match it. Returns the drift

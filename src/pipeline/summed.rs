@@ -97,10 +97,28 @@ pub fn analysis(
         fingerprints,
         drift: None,
         next_id,
-        warnings: shaped.warnings,
+        warnings: with_per_class_note(settings, shaped.warnings, progress),
         tree: shaped.tree,
         fine: shaped.fine,
+        per_class: None,
     })
+}
+
+/// The warnings of a report from sums, and one saying that `describe.per-class` is not
+/// reported when the pipeline asks for it: the sums hold no document's class.
+fn with_per_class_note(
+    settings: &Settings,
+    mut warnings: Vec<String>,
+    progress: &Progress,
+) -> Vec<String> {
+    if let Some(column) = settings.describe.per_class() {
+        let note = format!(
+            "describe.per-class = {column:?} is not reported: a report from sums has no document's class"
+        );
+        progress.warn(&note);
+        warnings.push(note);
+    }
+    warnings
 }
 
 /// The model's topics described from the sums: terms, labels and representatives.
@@ -190,6 +208,7 @@ fn corpus_from_sums(agg: &Aggregates, reps: &[&Representative], timed: bool) -> 
                 text: r.snippet.clone(),
                 time: None,
                 label: None,
+                class: None,
                 batch: String::new(),
             })
             .collect(),

@@ -5,6 +5,7 @@ use super::{Analysis, RenderError};
 use crate::chart::{self, ChartStyle};
 use crate::cluster::KSelection;
 use crate::describe::hierarchy::TopicTree;
+use crate::describe::per_class::PerClass;
 use std::path::Path;
 
 /// A chart that was drawn (its SVG text, for the report) or skipped (with a note).
@@ -69,6 +70,9 @@ pub fn draw_charts(
         drawn.push(map?);
     }
     drawn.push(topic_similarity(style, a, dir)?);
+    if let Some(p) = &a.per_class {
+        drawn.push(topics_per_class(style, a, p, dir)?);
+    }
     if let Some(tree) = &a.tree {
         drawn.push(topic_tree(style, tree, dir)?);
     }
@@ -251,6 +255,40 @@ fn topic_similarity(
         "topic_similarity",
         "Cosine similarity of topic centroids: related topics light up.".into(),
         chart::similarity_heatmap(dir, style, &labels, &ids, &a.similarity)?,
+    ))
+}
+
+/// Each class's documents per topic (`describe.per-class`), as a heatmap of shares; topics by
+/// id, classes largest first.
+fn topics_per_class(
+    style: &ChartStyle,
+    a: &Analysis,
+    p: &PerClass,
+    dir: &Path,
+) -> Result<DrawnChart, RenderError> {
+    let topics = &a.summary.topics;
+    let mut order: Vec<usize> = (0..topics.len()).collect();
+    order.sort_by_key(|&t| topics[t].id);
+    let labels: Vec<String> = order.iter().map(|&t| topics[t].shown_label()).collect();
+    let ids: Vec<usize> = order.iter().map(|&t| topics[t].id).collect();
+    let classes: Vec<chart::ClassColumn> = p
+        .classes
+        .iter()
+        .map(|c| chart::ClassColumn {
+            name: c.name.clone(),
+            size: c.size,
+            counts: order.iter().map(|&t| c.counts[t]).collect(),
+        })
+        .collect();
+    let shown = classes.len().min(chart::MAX_CLASSES);
+    Ok(DrawnChart::new(
+        "topics_per_class",
+        format!(
+            "Topics per class of {:?}: each column is a class's topic mix (the {shown} largest of {} classes; topics_per_class.csv has them all).",
+            p.column,
+            classes.len()
+        ),
+        chart::topics_per_class(dir, style, &labels, &ids, &classes)?,
     ))
 }
 

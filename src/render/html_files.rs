@@ -5,11 +5,12 @@ use super::{Analysis, RenderError};
 use crate::chart;
 use crate::config::Settings;
 use crate::describe::hierarchy::TopicTree;
+use crate::describe::per_class::PerClass;
 use crate::describe::trends;
 use crate::evaluate::Metrics;
 use crate::html::{
-    self, ReportChart, ReportCleaning, ReportData, ReportDoc, ReportMap, ReportMapPoint,
-    ReportTopic,
+    self, ReportChart, ReportClass, ReportClassTopic, ReportCleaning, ReportData, ReportDoc,
+    ReportMap, ReportMapPoint, ReportPerClass, ReportTopic,
 };
 use crate::ingest::{Corpus, Duplicate};
 use crate::progress::thousands;
@@ -61,6 +62,38 @@ fn report_data(
         hierarchy: a.tree.as_ref().map(|t| merges(a, t)).unwrap_or_default(),
         cleaning: Some(cleaning(&a.cleaner.report(a.cleaned), &a.corpus.duplicates)),
         map: report_map(a),
+        per_class: a.per_class.as_ref().map(|p| report_per_class(a, p)),
+    }
+}
+
+/// Topics per class for the report: each class's topics with documents, largest share first
+/// (ties by id), with their terms within the class.
+fn report_per_class(a: &Analysis, p: &PerClass) -> ReportPerClass {
+    let topics = &a.summary.topics;
+    let classes = p
+        .classes
+        .iter()
+        .map(|c| {
+            let mut order: Vec<usize> = (0..topics.len()).filter(|&t| c.counts[t] > 0).collect();
+            order.sort_by_key(|&t| (std::cmp::Reverse(c.counts[t]), topics[t].id));
+            ReportClass {
+                name: c.name.clone(),
+                size: c.size,
+                topics: order
+                    .into_iter()
+                    .map(|t| ReportClassTopic {
+                        id: topics[t].id,
+                        label: topics[t].shown_label(),
+                        share: c.share(t),
+                        terms: c.terms[t].iter().map(|w| w.text.clone()).collect(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    ReportPerClass {
+        column: p.column.clone(),
+        classes,
     }
 }
 

@@ -15,6 +15,7 @@ use crate::cluster::{Clustering, KSelection};
 use crate::config::Settings;
 use crate::describe::hierarchy::TopicTree;
 use crate::describe::matching::DriftRow;
+use crate::describe::per_class::PerClass;
 use crate::describe::trends::Trends;
 use crate::describe::TopicSummary;
 use crate::evaluate::Metrics;
@@ -248,6 +249,8 @@ pub struct Analysis {
     /// The fitted topics, when the report shows them merged (`describe.merge-to`): the model
     /// keeps these.
     pub fine: Option<FineTopics>,
+    /// The reported topics per class of `describe.per-class` (none without it, or from sums).
+    pub per_class: Option<PerClass>,
 }
 
 impl Analysis {

@@ -22,6 +22,8 @@ pub struct ReportTables {
     pub tree: Option<DataFrame>,
     /// None when no document repeats another's whole text.
     pub duplicates: Option<DataFrame>,
+    /// None without `describe.per-class`.
+    pub per_class: Option<DataFrame>,
 }
 
 impl ReportTables {
@@ -38,6 +40,10 @@ impl ReportTables {
             drift: a.drift.as_deref().map(frames::drift),
             tree: a.tree.as_ref().map(frames::topic_tree),
             duplicates: (!a.corpus.duplicates.is_empty()).then(|| frames::duplicates(&a.corpus)),
+            per_class: a
+                .per_class
+                .as_ref()
+                .map(|p| frames::topics_per_class(&a.summary, p)),
         }
     }
 }
@@ -69,6 +75,9 @@ pub fn write_files(
         if let Some(d) = &t.duplicates {
             tables::csv_file(dir, "duplicates", d)?;
         }
+        if let Some(p) = &t.per_class {
+            tables::csv_file(dir, "topics_per_class", p)?;
+        }
     }
     if formats.contains(&OutputFormat::Parquet) {
         if let Some(d) = &t.documents {
@@ -77,6 +86,9 @@ pub fn write_files(
         tables::parquet_file(dir, "topics", &t.topics)?;
         tables::parquet_file(dir, "terms", &t.terms)?;
         tables::parquet_file(dir, "topic_trends", &t.topic_trends)?;
+        if let Some(p) = &t.per_class {
+            tables::parquet_file(dir, "topics_per_class", p)?;
+        }
     }
     if let Some(m) = &a.metrics {
         tables::write_json(&dir.join("metrics.json"), m)?;
@@ -109,6 +121,7 @@ pub fn write_workbook(
             terms: &t.terms,
             trends_wide: &trends_wide,
             drift: t.drift.as_ref(),
+            per_class: t.per_class.as_ref(),
             about,
             chart_topics,
             max_documents,

@@ -6,6 +6,7 @@
 
 use crate::cluster::{Clustering, KSelection};
 use crate::describe::matching::DriftRow;
+use crate::describe::per_class::PerClass;
 use crate::describe::trends::Trends;
 use crate::describe::TopicSummary;
 use crate::ingest::display_title;
@@ -273,6 +274,74 @@ pub fn topic_trends(summary: &TopicSummary, trends: &Trends) -> DataFrame {
     ])
 }
 
+/// `topics_per_class`: each class's documents per topic (classes largest first, topics by id),
+/// the topic's share of the class and its terms within the class. The shares are rounded to
+/// the CSV's six decimals so that each class's add up to exactly 1 ([`shares_summing_to_one`]).
+pub fn topics_per_class(summary: &TopicSummary, per_class: &PerClass) -> DataFrame {
+    let mut order: Vec<usize> = (0..summary.topics.len()).collect();
+    order.sort_by_key(|&t| summary.topics[t].id);
+    let shares: Vec<Vec<f64>> = per_class
+        .classes
+        .iter()
+        .map(|c| shares_summing_to_one(&c.counts))
+        .collect();
+    let cells = || {
+        per_class
+            .classes
+            .iter()
+            .flat_map(|c| order.iter().map(move |&t| (c, t, &summary.topics[t])))
+    };
+    frame(vec![
+        text("class", cells().map(|(c, _, _)| c.name.as_str())),
+        Column::new(
+            "topic_id".into(),
+            cells().map(|(_, _, x)| x.id as u32).collect::<Vec<_>>(),
+        ),
+        text("topic_label", cells().map(|(_, _, x)| x.label.as_str())),
+        Column::new(
+            "named".into(),
+            cells().map(|(_, _, x)| x.named).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "count".into(),
+            cells()
+                .map(|(c, t, _)| c.counts[t] as u32)
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "share".into(),
+            shares
+                .iter()
+                .flat_map(|s| order.iter().map(move |&t| s[t]))
+                .collect::<Vec<_>>(),
+        ),
+        text(
+            "terms",
+            cells().map(|(c, t, _)| {
+                let terms: Vec<&str> = c.terms[t].iter().map(|w| w.text.as_str()).collect();
+                terms.join("; ")
+            }),
+        ),
+    ])
+}
+
+/// `counts / their sum`, each rounded to 6 decimals (millionths) by the largest remainder
+/// (ties to the first), so the rounded shares add up to exactly 1 as a CSV shows them.
+pub fn shares_summing_to_one(counts: &[usize]) -> Vec<f64> {
+    const UNITS: u128 = 1_000_000;
+    let total = counts.iter().sum::<usize>().max(1) as u128;
+    let mut units: Vec<u128> = counts.iter().map(|&c| c as u128 * UNITS / total).collect();
+    let left = (UNITS as usize).saturating_sub(units.iter().sum::<u128>() as usize);
+    let mut by_remainder: Vec<usize> = (0..counts.len()).collect();
+    by_remainder.sort_by_key(|&i| std::cmp::Reverse(counts[i] as u128 * UNITS % total));
+    if counts.iter().any(|&c| c > 0) {
+        for &i in by_remainder.iter().take(left) {
+            units[i] += 1;
+        }
+    }
+    units.iter().map(|&u| u as f64 / UNITS as f64).collect()
+}
+
 /// The same shares pivoted for a spreadsheet: one row per period (with its document count),
 /// one column per topic, headed `<id>: <label>`.
 pub fn trends_wide(summary: &TopicSummary, trends: &Trends) -> DataFrame {
@@ -487,4 +556,30 @@ pub fn documents_with_terms(
         })
         .collect();
     df.vstack(&DataFrame::new(m, columns)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue_51_rounded_shares_add_up_to_one() {
+        for counts in [
+            vec![1, 1, 1],
+            vec![7, 3, 5],
+            vec![2, 0, 0, 1, 3, 3, 1],
+            vec![0, 0],
+        ] {
+            let shares = shares_summing_to_one(&counts);
+            let total: usize = counts.iter().sum();
+            for (&c, &s) in counts.iter().zip(&shares) {
+                let exact = c as f64 / total.max(1) as f64;
+                assert!((s - exact).abs() <= 1e-6, "{counts:?}: {s} for {exact}");
+                assert_eq!((s * 1e6).round() / 1e6, s, "six decimals");
+            }
+            let sum: f64 = shares.iter().sum();
+            let want = if total == 0 { 0.0 } else { 1.0 };
+            assert!((sum - want).abs() < 1e-9, "{counts:?}: {sum}");
+        }
+    }
 }

@@ -323,6 +323,7 @@ mod tests {
                     text: t.clone(),
                     time: None,
                     label: None,
+                    class: None,
                     batch: "b".into(),
                 })
                 .collect();

@@ -1,7 +1,8 @@
 //! `report.xlsx`: the report's tables as one workbook, written with rust_xlsxwriter.
 //!
-//! Sheets: Topics, Documents, Terms, Trends (period x topic shares), Drift and About (settings,
-//! inputs with their checksums, run date, version). Cells are typed: text is a string (so no
+//! Sheets: Topics, Documents, Terms, Trends (period x topic shares), Drift, Topics per class
+//! (with `describe.per-class`) and About (settings, inputs with their checksums, run date,
+//! version). Cells are typed: text is a string (so no
 //! formula guard is needed: a string cell never runs), ids and counts are numbers, shares are
 //! numbers shown as percentages. Every sheet has a frozen, bold header row with an autofilter
 //! and columns sized to their content. A document's topic label links to its topic's row in
@@ -71,6 +72,8 @@ pub struct WorkbookTables<'a> {
     /// Period x topic shares (see `tables::trends_wide`).
     pub trends_wide: &'a DataFrame,
     pub drift: Option<&'a DataFrame>,
+    /// Topics per class (see `tables::topics_per_class`), with `describe.per-class`.
+    pub per_class: Option<&'a DataFrame>,
     pub about: &'a About,
     /// Columns of `trends_wide` (topic columns, 0 = the first topic) drawn in the chart.
     pub chart_topics: &'a [usize],
@@ -85,7 +88,8 @@ impl WorkbookTables<'_> {
     }
 }
 
-/// Writes the workbook to `path`: Topics, Documents, Terms, Trends, Drift and About, in order.
+/// Writes the workbook to `path`: Topics, Documents, Terms, Trends, Drift, Topics per class
+/// (with `describe.per-class`) and About, in order.
 pub fn write(path: &Path, t: &WorkbookTables<'_>) -> Result<(), XlsxError> {
     let mut wb = Workbook::new();
     // Level 1 deflate: most of the save time is compression, and the file grows little.
@@ -104,6 +108,7 @@ pub fn write(path: &Path, t: &WorkbookTables<'_>) -> Result<(), XlsxError> {
     write_frame(ws, t.terms, &styles, &|_| false, None)?;
     trends_sheet(&mut wb, t, &styles)?;
     drift_sheet(&mut wb, t, &styles)?;
+    per_class_sheet(&mut wb, t, &styles)?;
     let ws = wb.add_worksheet().set_name("About")?;
     about::write_about(
         ws,
@@ -187,6 +192,28 @@ fn trends_sheet(
         None,
     )?;
     charts::share_over_time(ws, t.trends_wide, t.chart_topics)
+}
+
+/// The Topics per class sheet (with `describe.per-class`): each topic label links to its row
+/// in Topics, as in Documents.
+fn per_class_sheet(
+    wb: &mut Workbook,
+    t: &WorkbookTables<'_>,
+    styles: &Styles,
+) -> Result<(), XlsxError> {
+    let Some(per_class) = t.per_class else {
+        return Ok(());
+    };
+    let rows = topic_rows(t.topics);
+    let links = Links {
+        column: "topic_label",
+        by: "topic_id",
+        sheet: "Topics",
+        rows: &rows,
+    };
+    let ws = wb.add_worksheet().set_name("Topics per class")?;
+    write_frame(ws, per_class, styles, &|name| name == "share", Some(&links))?;
+    Ok(())
 }
 
 /// The Drift sheet: how this run's topics map onto the previous run's, or a line saying there
