@@ -415,6 +415,28 @@ fn issue_50_the_static_model_reproduces_wordllamas_similarities() {
         .map(|v| v.as_u64().unwrap())
         .collect();
     assert_eq!(ids, want_ids, "the Llama-2 tokenizer, no special tokens");
+    // Texts are cut into words before the BPE (each word looked up once): the ids must be
+    // the tokenizer's own on the whole text, spaces, scripts, byte fallback and added tokens.
+    let odd = [
+        "",
+        " ",
+        "  two  spaces and a trailing one ",
+        "Diffusion models: score-matching, denoising (DDPM) & RLHF; 3.5 dB at 10^-3.",
+        "卷积神经网络 für Bildverarbeitung — naïve café 🙂\ttab\nnewline",
+        "a literal <s> and </s> and <unk> inside",
+        "▁already▁has▁the▁marker",
+    ];
+    assert!(
+        table.cuts_words(),
+        "WordLlama's tokenizer is cut into words"
+    );
+    for t in odd.iter().chain(&texts) {
+        assert_eq!(
+            table.token_ids(t).unwrap(),
+            table.whole_text_ids(t).unwrap(),
+            "{t:?}"
+        );
+    }
     let v = encoder.encode(&texts, 32, |_| {}).unwrap();
     for (i, row) in expected["similarity"]
         .as_array()

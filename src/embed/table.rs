@@ -225,6 +225,9 @@ pub struct TokenTable {
     /// Ids left out of a text's mean: the tokenizer's special tokens.
     special: Vec<bool>,
     tokenizer: tokenizers::Tokenizer,
+    /// Set when the tokenizer's BPE never merges across a space: texts are then cut into
+    /// words and each word is looked up once ([`SpaceWords`]).
+    words: Option<SpaceWords>,
 }
 
 impl TokenTable {
@@ -255,6 +258,9 @@ impl TokenTable {
                 .collect(),
         };
         let tokenizer = folder.load_tokenizer()?;
+        let words = std::fs::read_to_string(&folder.tokenizer)
+            .ok()
+            .and_then(|json| SpaceWords::of(&json));
         let mut special = vec![false; folder.rows];
         for (id, token) in tokenizer.get_added_tokens_decoder() {
             if token.special {
@@ -268,6 +274,7 @@ impl TokenTable {
             dims: folder.dims,
             special,
             tokenizer,
+            words,
         })
     }
 
@@ -278,6 +285,26 @@ impl TokenTable {
 
     /// Each text's token ids (no special tokens added, nothing cut).
     pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
+        self.cached_token_ids(text, &mut WordIds::default())
+    }
+
+    /// [`Self::token_ids`], with the words already seen by this thread answered from `seen`.
+    fn cached_token_ids(&self, text: &str, seen: &mut WordIds) -> Result<Vec<u32>, EmbedError> {
+        match &self.words {
+            Some(w) if !w.added.iter().any(|a| text.contains(a.as_str())) => {
+                w.token_ids(&self.tokenizer, text, seen)
+            }
+            _ => self.whole_text_ids(text),
+        }
+    }
+
+    /// Whether texts are cut into words before the BPE ([`SpaceWords`]).
+    pub fn cuts_words(&self) -> bool {
+        self.words.is_some()
+    }
+
+    /// The token ids from the tokenizer's own `encode`, the text as one piece.
+    pub fn whole_text_ids(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
         let e = self
             .tokenizer
             .encode_fast(text, false)
@@ -298,9 +325,9 @@ impl TokenTable {
         out.axis_chunks_iter_mut(ndarray::Axis(0), CHUNK)
             .into_par_iter()
             .zip(texts.par_chunks(CHUNK))
-            .try_for_each(|(mut rows, chunk)| {
+            .try_for_each_init(WordIds::default, |seen, (mut rows, chunk)| {
                 for (mut row, text) in rows.rows_mut().into_iter().zip(chunk) {
-                    let ids = self.token_ids(text)?;
+                    let ids = self.cached_token_ids(text, seen)?;
                     let row = row.as_slice_mut().expect("standard layout");
                     self.mean_into(&ids, row);
                 }
@@ -328,6 +355,104 @@ impl TokenTable {
         if n > 0 {
             crate::norm::unit(ndarray::ArrayViewMut1::from(row));
         }
+    }
+}
+
+/// Llama-2's tokenizer as WordLlama ships it (SentencePiece BPE): the text gets a leading `▁`
+/// and every space becomes `▁`, there is no pre-tokenizer, and the BPE model then works on the
+/// whole text, which costs time that grows faster than the text. No token of the vocabulary
+/// holds a `▁` after another character, so no merge joins the end of one word to the next
+/// `▁`: a merge only ever joins neighbours, and cutting the text before each `▁` that follows
+/// another character gives the same ids, word by word, with the model's cache of words
+/// answering the repeated ones. [`SpaceWords::of`] checks the tokenizer file for exactly
+/// this shape; any other tokenizer runs whole texts.
+/// A thread's words already cut into ids (by [`SpaceWords`]), emptied when it grows past
+/// [`WordIds::MAX`] words so memory stays bounded on any corpus.
+#[derive(Default)]
+struct WordIds(rustc_hash::FxHashMap<Box<str>, Box<[u32]>>);
+
+impl WordIds {
+    const MAX: usize = 200_000;
+}
+
+struct SpaceWords {
+    /// The added tokens' texts: a text holding one runs whole, as the tokenizer cuts there.
+    added: Vec<String>,
+}
+
+impl SpaceWords {
+    const SPACE: char = '\u{2581}';
+
+    fn of(json: &str) -> Option<SpaceWords> {
+        let v: serde_json::Value = serde_json::from_str(json).ok()?;
+        let space = Self::SPACE.to_string();
+        let normalizer = serde_json::json!({"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": space},
+            {"type": "Replace", "pattern": {"String": " "}, "content": space},
+        ]});
+        let model = v.get("model")?;
+        let plain = v.get("normalizer") == Some(&normalizer)
+            && v.get("pre_tokenizer").is_some_and(|p| p.is_null())
+            && model.get("type")?.as_str()? == "BPE"
+            && model.get("dropout").is_none_or(|d| d.is_null());
+        let joins_words = model.get("vocab")?.as_object()?.keys().any(|t| {
+            let mut prev = Self::SPACE;
+            t.chars().any(|c| {
+                let after_char = c == Self::SPACE && prev != Self::SPACE;
+                prev = c;
+                after_char
+            })
+        });
+        let added = v
+            .get("added_tokens")?
+            .as_array()?
+            .iter()
+            .map(|t| Some(t.get("content")?.as_str()?.to_string()))
+            .collect::<Option<Vec<String>>>()?;
+        (plain && !joins_words).then_some(SpaceWords { added })
+    }
+
+    fn token_ids(
+        &self,
+        tokenizer: &tokenizers::Tokenizer,
+        text: &str,
+        seen: &mut WordIds,
+    ) -> Result<Vec<u32>, EmbedError> {
+        use tokenizers::Model;
+        if text.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut normalized = String::with_capacity(text.len() + 3);
+        normalized.push(Self::SPACE);
+        normalized.extend(text.chars().map(|c| if c == ' ' { Self::SPACE } else { c }));
+        let model = tokenizer.get_model();
+        let mut ids = Vec::with_capacity(text.len() / 3);
+        let mut word = |w: &str| -> Result<(), EmbedError> {
+            if let Some(known) = seen.0.get(w) {
+                ids.extend_from_slice(known);
+                return Ok(());
+            }
+            let tokens = model
+                .tokenize(w)
+                .map_err(|e| EmbedError::Encode(e.to_string()))?;
+            let found: Box<[u32]> = tokens.iter().map(|t| t.id).collect();
+            ids.extend_from_slice(&found);
+            if seen.0.len() >= WordIds::MAX {
+                seen.0.clear();
+            }
+            seen.0.insert(w.into(), found);
+            Ok(())
+        };
+        let (mut start, mut prev) = (0, Self::SPACE);
+        for (i, c) in normalized.char_indices() {
+            if c == Self::SPACE && prev != Self::SPACE {
+                word(&normalized[start..i])?;
+                start = i;
+            }
+            prev = c;
+        }
+        word(&normalized[start..])?;
+        Ok(ids)
     }
 }
 
