@@ -186,6 +186,8 @@ pub struct EmbedOptions {
     pub weight: Option<f32>,
     pub batch: Option<usize>,
     pub max_length: Option<usize>,
+    /// The transformer's dense products: `int8` (on CPUs with VNNI) or `f32`.
+    pub precision: Option<String>,
     pub cache: Option<bool>,
     pub cache_mib: Option<usize>,
 }

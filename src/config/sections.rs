@@ -331,6 +331,16 @@ pub(super) fn embed(
             "transformer or static",
         )?),
     };
+    let precision = match e.precision {
+        None => None,
+        given => Some(choice(
+            "embed.precision",
+            given,
+            crate::embed::DEFAULT_PRECISION,
+            crate::embed::Precision::parse,
+            "int8 or f32",
+        )?),
+    };
     // `method = "static"` alone runs the default static model.
     let model = e.model.or_else(|| {
         (method == Some(EmbedMethod::Static)).then(|| crate::embed::DEFAULT_STATIC_MODEL.into())
@@ -349,6 +359,7 @@ pub(super) fn embed(
         .given(e.weight, EmbedParams::weight)
         .given(e.batch, EmbedParams::batch)
         .given(e.max_length, EmbedParams::max_length)
+        .given(precision, EmbedParams::precision)
         .given(e.cache, EmbedParams::cache)
         .given(e.cache_mib, EmbedParams::cache_mib)
         .check()?)

@@ -15,7 +15,9 @@
 //! BERT's, loaded from the same safetensors file; the forward pass is tested against
 //! sentence-transformers' own example.
 
+use super::attention::attention;
 use super::dense::Dense;
+use super::int8::Kernel;
 use super::storage::{values, values_of};
 use candle_core::{CpuStorage, InplaceOp1, InplaceOp2, Layout, Result, Tensor};
 use candle_nn::VarBuilder;
@@ -60,7 +62,8 @@ struct Norm {
 impl Bert {
     /// Loads the weights under `bert.`, the model type's prefix or none, as BERT checkpoints
     /// name them.
-    pub fn load(vb: VarBuilder, config: &Config) -> Result<Bert> {
+    /// With `int8`, the dense products run in int8 on that kernel ([`super::int8`]).
+    pub fn load(vb: VarBuilder, config: &Config, int8: Option<Kernel>) -> Result<Bert> {
         let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
             vb.pp("bert")
         } else if vb.contains_tensor("embeddings.word_embeddings.weight") {
@@ -82,7 +85,7 @@ impl Bert {
             )?;
         let norm = Norm::load(e.pp("LayerNorm"), None, config)?;
         let layers = (0..config.num_hidden_layers)
-            .map(|i| Layer::load(vb.pp(format!("encoder.layer.{i}")), config))
+            .map(|i| Layer::load(vb.pp(format!("encoder.layer.{i}")), config, int8))
             .collect::<Result<_>>()?;
         Ok(Bert {
             word,
@@ -114,7 +117,7 @@ impl Bert {
 }
 
 impl Layer {
-    fn load(vb: VarBuilder, config: &Config) -> Result<Layer> {
+    fn load(vb: VarBuilder, config: &Config, int8: Option<Kernel>) -> Result<Layer> {
         let (h, inner) = (config.hidden_size, config.intermediate_size);
         let head = (h / config.num_attention_heads) as f64;
         let a = vb.pp("attention.self");
@@ -130,18 +133,19 @@ impl Layer {
         let qkv = Dense::new(
             &Tensor::cat(&[q, k, v], 0)?,
             Some(Tensor::cat(&[q_bias, k_bias, v_bias], 0)?),
+            int8,
         )?;
         let o = vb.pp("attention.output");
         let i = vb.pp("intermediate.dense");
         let out = vb.pp("output");
         Ok(Layer {
             qkv,
-            attention_out: Dense::new(&o.get((h, h), "dense.weight")?, None)?,
+            attention_out: Dense::new(&o.get((h, h), "dense.weight")?, None, int8)?,
             attention_norm: Norm::load(o.pp("LayerNorm"), Some(o.get(h, "dense.bias")?), config)?,
-            up: Dense::new(&i.get((inner, h), "weight")?, None)?,
+            up: Dense::new(&i.get((inner, h), "weight")?, None, int8)?,
             up_bias: i.get(inner, "bias")?.to_vec1()?,
             act: config.hidden_act,
-            down: Dense::new(&out.get((h, inner), "dense.weight")?, None)?,
+            down: Dense::new(&out.get((h, inner), "dense.weight")?, None, int8)?,
             out_norm: Norm::load(out.pp("LayerNorm"), Some(out.get(h, "dense.bias")?), config)?,
         })
     }
@@ -150,20 +154,20 @@ impl Layer {
     fn forward(&self, x: &Tensor, rows: usize, length: usize, heads: usize) -> Result<Tensor> {
         let (n, h) = x.dims2()?;
         let head = h / heads;
-        let qkv = self
-            .qkv
-            .forward(x)?
-            .reshape((rows, length, 3, heads, head))?
-            .permute((2, 0, 3, 1, 4))?
-            .contiguous()?;
-        let (q, k, v) = (qkv.get(0)?, qkv.get(1)?, qkv.get(2)?);
-        let scores = q.matmul(&k.t()?)?;
-        scores.inplace_op1(&Softmax)?;
-        let context = scores
-            .matmul(&v)?
-            .transpose(1, 2)?
-            .contiguous()?
-            .reshape((n, h))?;
+        let qkv = self.qkv.forward(x)?;
+        let context = {
+            let (storage, layout) = qkv.storage_and_layout();
+            match &*storage {
+                candle_core::Storage::Cpu(s) => {
+                    attention(values_of(s, layout)?, rows, length, heads, head)
+                }
+                _ => None,
+            }
+        };
+        let context = match context {
+            Some(c) => Tensor::from_vec(c, (n, h), x.device())?,
+            None => self.candle_attention(&qkv, rows, length, heads, head)?,
+        };
         let attended = self
             .attention_norm
             .apply(&self.attention_out.forward(&context)?, Some(x))?;
@@ -174,6 +178,31 @@ impl Layer {
         })?;
         self.out_norm
             .apply(&self.down.forward(&up)?, Some(&attended))
+    }
+
+    /// The attention by candle's matmul, where no kernel of ours runs.
+    fn candle_attention(
+        &self,
+        qkv: &Tensor,
+        rows: usize,
+        length: usize,
+        heads: usize,
+        head: usize,
+    ) -> Result<Tensor> {
+        let n = rows * length;
+        let h = heads * head;
+        let qkv = qkv
+            .reshape((rows, length, 3, heads, head))?
+            .permute((2, 0, 3, 1, 4))?
+            .contiguous()?;
+        let (q, k, v) = (qkv.get(0)?, qkv.get(1)?, qkv.get(2)?);
+        let scores = q.matmul(&k.t()?)?;
+        scores.inplace_op1(&Softmax)?;
+        scores
+            .matmul(&v)?
+            .transpose(1, 2)?
+            .contiguous()?
+            .reshape((n, h))
     }
 }
 
@@ -360,7 +389,7 @@ crate::wide! {
 
 crate::wide! {
     /// Each row's softmax, in place, as wide as the CPU allows.
-    fn softmax(values: &mut [f32], width: usize) {
+    pub(super) fn softmax(values: &mut [f32], width: usize) {
         softmax_rows(values, width)
     }
 }

@@ -14,6 +14,7 @@
 //! depend on the batch it ran in (the encoder's test checks the bits), nor on which of the two
 //! kernels ran.
 
+use super::int8::{self, Quantized};
 use super::storage::values_of;
 use crate::simd::{self, Level};
 use candle_core::{Result, Tensor};
@@ -81,6 +82,8 @@ impl Kernel {
 /// as candle tensors for its matmul (one or the other, never both).
 pub enum Dense {
     Packed(Packed),
+    /// In int8 ([`super::int8`], `[embed] precision = "int8"` on a CPU with VNNI).
+    Int8(Quantized),
     Candle {
         /// `(k, m)`, contiguous: the right-hand side.
         weight: Tensor,
@@ -101,9 +104,19 @@ pub struct Packed {
 
 impl Dense {
     /// `weight` is `(m, k)`, as checkpoints store a linear layer's; `bias`, when given, is
-    /// added here (leave it out when a later fused pass adds it).
-    pub fn new(weight: &Tensor, bias: Option<Tensor>) -> Result<Dense> {
+    /// added here (leave it out when a later fused pass adds it); with `int8`, in int8 on that
+    /// kernel.
+    pub fn new(weight: &Tensor, bias: Option<Tensor>, int8: Option<int8::Kernel>) -> Result<Dense> {
         let weight = weight.t()?.contiguous()?;
+        if let Some(kernel) = int8 {
+            let (k, m) = weight.dims2()?;
+            let b = match &bias {
+                Some(b) => b.to_vec1::<f32>()?,
+                None => vec![0.0; m],
+            };
+            let w = weight.flatten_all()?.to_vec1::<f32>()?;
+            return Ok(Dense::Int8(Quantized::new(kernel, &w, &b, k, m)));
+        }
         let Some(kernel) = Kernel::of(simd::level()) else {
             return Ok(Dense::Candle { weight, bias });
         };
@@ -118,21 +131,22 @@ impl Dense {
 
     /// `x W + bias` for `x` of shape `(n, k)`.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        match self {
-            Dense::Packed(p) => {
-                let (n, k) = x.dims2()?;
-                if k != p.k {
-                    candle_core::bail!("dense product: {k} inputs for a {}-row weight", p.k);
-                }
-                let x = x.contiguous()?;
-                let (storage, layout) = x.storage_and_layout();
-                let values = match &*storage {
-                    candle_core::Storage::Cpu(s) => values_of(s, layout)?,
-                    _ => candle_core::bail!("dense product: not on the CPU"),
-                };
-                let out = p.product(values, n);
-                Tensor::from_vec(out, (n, p.m), x.device())
+        let ours = |want: usize, m: usize, product: &dyn Fn(&[f32], usize) -> Vec<f32>| {
+            let (n, k) = x.dims2()?;
+            if k != want {
+                candle_core::bail!("dense product: {k} inputs for a {want}-row weight");
             }
+            let x = x.contiguous()?;
+            let (storage, layout) = x.storage_and_layout();
+            let values = match &*storage {
+                candle_core::Storage::Cpu(s) => values_of(s, layout)?,
+                _ => candle_core::bail!("dense product: not on the CPU"),
+            };
+            Tensor::from_vec(product(values, n), (n, m), x.device())
+        };
+        match self {
+            Dense::Packed(p) => ours(p.k, p.m, &|v, n| p.product(v, n)),
+            Dense::Int8(q) => ours(q.k(), q.m(), &|v, n| q.product(v, n)),
             Dense::Candle { weight, bias } => {
                 let y = x.matmul(weight)?;
                 match bias {
@@ -142,6 +156,18 @@ impl Dense {
             }
         }
     }
+}
+
+/// Whether our f32 kernels run on this CPU (else candle's matmul).
+pub(super) fn has_kernel() -> bool {
+    Kernel::of(simd::level()).is_some()
+}
+
+/// `x w` (no bias) for `x` of `n` rows and `w` of `(k, m)`, packed on the spot: for the small
+/// products formed during a pass (the attention's); `None` where no kernel of ours runs.
+pub(super) fn product_of(x: &[f32], n: usize, w: &[f32], k: usize, m: usize) -> Option<Vec<f32>> {
+    let kernel = Kernel::of(simd::level())?;
+    Some(Packed::new(kernel, w, &vec![0.0; m], k, m).product(x, n))
 }
 
 impl Packed {

@@ -50,7 +50,11 @@ impl SentenceEncoder {
         })?;
         let vb =
             VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu).map_err(bad)?;
-        let model = Bert::load(vb, &folder.config).map_err(bad)?;
+        let int8 = match folder.precision {
+            super::Precision::Int8 => super::int8::Kernel::best(),
+            super::Precision::F32 => None,
+        };
+        let model = Bert::load(vb, &folder.config, int8).map_err(bad)?;
         Ok(SentenceEncoder {
             model,
             tokenizer: folder.tokenizer()?,

@@ -85,6 +85,8 @@ pub struct ModelFolder {
     pub max_length: usize,
     /// The SHA-256 of `model.safetensors`, in hex.
     pub weights_sha256: String,
+    /// The dense products' precision (`[embed] precision`; f32 unless set).
+    pub precision: super::Precision,
 }
 
 impl ModelFolder {
@@ -125,6 +127,7 @@ impl ModelFolder {
             normalize,
             max_length,
             weights_sha256,
+            precision: super::Precision::F32,
         };
         folder.tokenizer()?;
         Ok(folder)
@@ -314,6 +317,29 @@ impl Folder {
         match self {
             Folder::Transformer(f) => &f.weights_sha256,
             Folder::Static(f) => &f.weights_sha256,
+        }
+    }
+
+    /// What names the vectors in the cache: a static table's weights' SHA-256; for a
+    /// transformer, the SHA-256 of that, the precision and the tokens per text (vectors of
+    /// another precision or length are other vectors).
+    pub fn vectors_key(&self) -> String {
+        match self {
+            Folder::Transformer(f) => {
+                let mut h = Sha256::new();
+                h.update(f.weights_sha256.as_bytes());
+                h.update(format!(":{}:{}", f.precision.name(), f.max_length).as_bytes());
+                hex(&h.finalize())
+            }
+            Folder::Static(f) => f.weights_sha256.clone(),
+        }
+    }
+
+    /// The precision the transformer's dense products run in (f32 for a static table).
+    pub fn precision(&self) -> super::Precision {
+        match self {
+            Folder::Transformer(f) => f.precision,
+            Folder::Static(_) => super::Precision::F32,
         }
     }
 

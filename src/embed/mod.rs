@@ -21,12 +21,14 @@
 //! unit-length and weighted so that the concatenation's cosine is
 //! `(1 - w) cos_lsa + w cos_embedding`, `w` = `[embed] weight`).
 
+mod attention;
 pub mod bert;
 pub mod cache;
 mod dense;
 pub mod encoder;
 pub mod fetch;
 pub mod folder;
+pub mod int8;
 pub mod registry;
 mod storage;
 pub mod table;
@@ -110,6 +112,43 @@ impl EmbedMethod {
     }
 }
 
+/// The precision of the transformer's dense products.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Precision {
+    F32,
+    /// Dynamic int8 on VNNI ([`int8`]); on a CPU without VNNI the f32 path runs.
+    Int8,
+}
+
+impl Precision {
+    pub fn parse(s: &str) -> Option<Precision> {
+        match s {
+            "f32" => Some(Precision::F32),
+            "int8" => Some(Precision::Int8),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::Int8 => "int8",
+        }
+    }
+
+    /// What runs on this CPU when `self` is asked for: int8 only with a VNNI kernel.
+    pub fn on_this_cpu(self) -> Precision {
+        match (self, int8::Kernel::best()) {
+            (Precision::Int8, Some(_)) => Precision::Int8,
+            _ => Precision::F32,
+        }
+    }
+}
+
+/// The precision asked for by default (docs/benchmarks.md, "int8").
+pub const DEFAULT_PRECISION: Precision = Precision::Int8;
+
 /// The model `method = "static"` uses when `[embed] model` is not given.
 pub const DEFAULT_STATIC_MODEL: &str = "wordllama-l2-256";
 
@@ -121,6 +160,10 @@ pub const DEFAULT_WEIGHT: f32 = 0.75;
 /// The same for a static model, whose vectors add less to the words on long texts (the
 /// measurements of docs/benchmarks.md, "Static token vectors").
 pub const DEFAULT_STATIC_WEIGHT: f32 = 0.5;
+/// Default tokens per text through a transformer (at most the model's own limit): abstracts
+/// cut at 128 tokens clustered as well as or better than at 256, at about twice the texts per
+/// second (docs/benchmarks.md, "int8 and the token limit"); all-MiniLM-L6-v2 was trained on 128.
+pub const DEFAULT_MAX_LENGTH: usize = 128;
 /// Default cap of the vector cache, in MiB.
 pub const DEFAULT_CACHE_MIB: usize = 512;
 /// With a model and no `features`, documents whose median TF-IDF row has fewer terms than
@@ -139,6 +182,7 @@ pub struct EmbedParams {
     weight: Option<f32>,
     batch: usize,
     max_length: Option<usize>,
+    precision: Precision,
     cache: bool,
     cache_mib: usize,
 }
@@ -152,7 +196,8 @@ impl Default for EmbedParams {
 impl EmbedParams {
     /// No model; features `tfidf` (with a model, chosen by the documents' length: see
     /// [`EmbedValidParams::for_documents`]); the method the model's folder runs by; weight 0.75
-    /// (0.5 with a static model); batches of 32 texts; the model's own longest input; a cache of
+    /// (0.5 with a static model); batches of 32 texts; 128 tokens per text at most (or the model's
+    /// own limit, when lower); int8 dense products where the CPU has VNNI; a cache of
     /// at most 512 MiB.
     pub fn new() -> Self {
         EmbedParams {
@@ -163,6 +208,7 @@ impl EmbedParams {
             weight: None,
             batch: DEFAULT_BATCH,
             max_length: None,
+            precision: DEFAULT_PRECISION,
             cache: true,
             cache_mib: DEFAULT_CACHE_MIB,
         }
@@ -215,6 +261,12 @@ impl EmbedParams {
         self
     }
 
+    /// The transformer's dense products in `f32` or `int8` (int8 runs on CPUs with VNNI only).
+    pub fn precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
+    }
+
     pub fn cache(mut self, cache: bool) -> Self {
         self.cache = cache;
         self
@@ -248,8 +300,11 @@ impl EmbedParams {
         let folder = match (&self.model, features.embeds()) {
             (Some(dir), true) => {
                 let mut f = open_folder(dir, self.model_name.and_then(registry::known))?;
-                if let (Folder::Transformer(f), Some(m)) = (&mut f, self.max_length) {
-                    f.max_length = f.max_length.min(m);
+                if let Folder::Transformer(f) = &mut f {
+                    f.max_length = f
+                        .max_length
+                        .min(self.max_length.unwrap_or(DEFAULT_MAX_LENGTH));
+                    f.precision = self.precision.on_this_cpu();
                 }
                 Some(f)
             }
@@ -446,7 +501,7 @@ pub fn sentence_vectors(
     let folder = params.folder.as_ref().ok_or(EmbedError::NoModel)?;
     let dims = folder.dims();
     let cache = cache_dir.filter(|_| params.cache).map(|dir| {
-        let (c, why) = cache::VectorCache::open(dir, folder.weights_sha256(), dims);
+        let (c, why) = cache::VectorCache::open(dir, &folder.vectors_key(), dims);
         if let Some(why) = why {
             warn(&why);
         }

@@ -95,6 +95,10 @@ pub struct SavedEmbedding {
     pub weights_sha256: String,
     pub max_length: usize,
     pub batch: usize,
+    /// The precision the fit's transformer ran in (`assign` asks for the same; a CPU without
+    /// VNNI runs f32). Models before int8 ran f32.
+    #[serde(default = "f32_precision")]
+    pub precision: crate::embed::Precision,
     /// The sentence vectors' length.
     pub dims: usize,
     /// The named topics with a zero-shot threshold (`min-similarity`), in the space clustered:
@@ -112,6 +116,10 @@ pub struct SavedZeroShot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_similarity: Option<f32>,
     pub vector: Vec<f32>,
+}
+
+fn f32_precision() -> crate::embed::Precision {
+    crate::embed::Precision::F32
 }
 
 impl SavedEmbedding {
@@ -147,6 +155,7 @@ impl SavedEmbedding {
             weights_sha256: folder.weights_sha256().to_string(),
             max_length: folder.max_length(),
             batch: params.batch,
+            precision: folder.precision(),
             zero_shot: Vec::new(),
         })
     }
@@ -160,6 +169,7 @@ impl SavedEmbedding {
             .features(self.features)
             .weight(self.weight)
             .batch(self.batch)
+            .precision(self.precision)
             .cache(false);
         // A static table reads every token (saved as 0).
         if self.max_length > 0 {

@@ -370,7 +370,7 @@ fn features(
             crate::embed::sentence_vectors(params, &texts, Some(&cache), crate::progress::warn, bar)
         },
         |done| {
-            let mut line = embed_detail(params.method, done);
+            let mut line = embed_detail(params, done);
             if params.by_length {
                 line.push_str(&format!(
                     "; features {} (the default: a median document of {median} terms, {} {})",
@@ -393,15 +393,22 @@ fn features(
 /// The embed stage's line: how many documents ran through the model, how many came from the
 /// cache, and the rate.
 fn embed_detail(
-    method: crate::embed::EmbedMethod,
+    params: &crate::embed::EmbedValidParams,
     (v, done): &(Array2<f32>, crate::embed::Embedded),
 ) -> String {
     let what = "texts";
+    let how = match (params.method, params.folder.as_ref().map(|f| f.precision())) {
+        (crate::embed::EmbedMethod::Transformer, Some(crate::embed::Precision::Int8)) => {
+            let kernel = crate::embed::int8::Kernel::best().map_or("", |k| k.name());
+            format!("transformer, int8 on {kernel}")
+        }
+        (crate::embed::EmbedMethod::Transformer, _) => "transformer, f32".into(),
+        (method, _) => method.name().into(),
+    };
     let mut s = format!(
-        "{} dims, {} {what} embedded ({})",
+        "{} dims, {} {what} embedded ({how})",
         v.ncols(),
         thousands(done.encoded),
-        method.name()
     );
     if done.encoded > 0 && done.encode_seconds > 0.0 {
         s.push_str(&format!(
