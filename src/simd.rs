@@ -83,6 +83,33 @@ pub fn cpu() -> Level {
     Level::Base
 }
 
+/// The 8-bit dot-product instructions (VNNI) the int8 kernels may use at `level`: AVX-512
+/// VNNI needs the AVX-512 level, AVX-VNNI the AVX2 one; so `TOPICMAP_DEBUG_SIMD` lowers them
+/// as it lowers every kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vnni {
+    /// `vpdpbusd` on 512-bit registers (AVX-512 VNNI, with AVX-512BW).
+    Avx512,
+    /// `vpdpbusd` on 256-bit registers (AVX-VNNI).
+    Avx,
+}
+
+/// The widest VNNI this CPU has at or below `level`.
+pub fn vnni_at(level: Level) -> Option<Vnni> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        if level >= Level::Avx512 && has!("avx512vnni") && has!("avx512bw") {
+            return Some(Vnni::Avx512);
+        }
+        if level >= Level::Avx2 && has!("avxvnni") {
+            return Some(Vnni::Avx);
+        }
+    }
+    let _ = level;
+    None
+}
+
 /// `cpu` lowered to the level `asked` names, if any.
 fn lowered(cpu: Level, asked: Option<&str>) -> Level {
     asked.and_then(Level::parse).map_or(cpu, |l| l.min(cpu))

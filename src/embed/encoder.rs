@@ -10,9 +10,10 @@
 //! reruns are byte-identical for a given thread count.
 
 use super::bert::Bert;
-use super::folder::{Folder, ModelFolder, Pooling};
+use super::folder::{ModelFolder, Pooling};
 use super::table::TokenTable;
 use super::EmbedError;
+use super::Folder;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 use candle_nn::VarBuilder;
 use ndarray::Array2;

@@ -82,26 +82,22 @@ impl Kernel {
 
     /// The kernel for a level, when the CPU has its VNNI instructions.
     pub fn at(level: Level) -> Option<Kernel> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            if level >= Level::Avx512 && has!("avx512vnni") && has!("avx512bw") {
-                return Some(Kernel {
-                    tile: VNNI512_TILE,
-                    run: tile512,
-                    name: "avx512-vnni",
-                });
-            }
-            if level >= Level::Avx2 && has!("avxvnni") && has!("avx2") && has!("fma") {
-                return Some(Kernel {
-                    tile: VNNI256_TILE,
-                    run: tile256,
-                    name: "avx-vnni",
-                });
-            }
+        match simd::vnni_at(level)? {
+            #[cfg(target_arch = "x86_64")]
+            simd::Vnni::Avx512 => Some(Kernel {
+                tile: VNNI512_TILE,
+                run: tile512,
+                name: "avx512-vnni",
+            }),
+            #[cfg(target_arch = "x86_64")]
+            simd::Vnni::Avx => Some(Kernel {
+                tile: VNNI256_TILE,
+                run: tile256,
+                name: "avx-vnni",
+            }),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => None,
         }
-        let _ = level;
-        None
     }
 
     /// The instructions it runs, for the stage line.

@@ -21,7 +21,6 @@
 //! unit-length and weighted so that the concatenation's cosine is
 //! `(1 - w) cos_lsa + w cos_embedding`, `w` = `[embed] weight`).
 
-mod attention;
 pub mod bert;
 pub mod cache;
 mod dense;
@@ -34,11 +33,11 @@ mod storage;
 pub mod table;
 
 pub use encoder::{Encoder, SentenceEncoder};
-pub use folder::{Folder, ModelFolder, Pooling};
+pub use folder::{ModelFolder, Pooling};
 
 use ndarray::{s, Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What k-means clusters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -148,6 +147,87 @@ impl Precision {
 
 /// The precision asked for by default (docs/benchmarks.md, "int8").
 pub const DEFAULT_PRECISION: Precision = Precision::Int8;
+
+/// A checked model folder of either kind: a sentence transformer, or a table of static token
+/// vectors ([`super::table`]). Which one is read off the folder's files.
+#[derive(Debug, Clone)]
+pub enum Folder {
+    Transformer(ModelFolder),
+    Static(table::StaticFolder),
+}
+
+impl Folder {
+    /// Opens and checks the folder at `dir`, of the kind its files say.
+    pub fn open(dir: &Path) -> Result<Folder, EmbedError> {
+        if !dir.is_dir() {
+            return Err(EmbedError::NoFolder { dir: dir.into() });
+        }
+        if table::StaticFolder::looks_static(dir) {
+            return Ok(Folder::Static(table::StaticFolder::open(dir)?));
+        }
+        Ok(Folder::Transformer(ModelFolder::open(dir)?))
+    }
+
+    pub fn dir(&self) -> &Path {
+        match self {
+            Folder::Transformer(f) => &f.dir,
+            Folder::Static(f) => &f.dir,
+        }
+    }
+
+    /// The vector's length.
+    pub fn dims(&self) -> usize {
+        match self {
+            Folder::Transformer(f) => f.dims(),
+            Folder::Static(f) => f.dims,
+        }
+    }
+
+    /// The SHA-256 of the weights file, in hex.
+    pub fn weights_sha256(&self) -> &str {
+        match self {
+            Folder::Transformer(f) => &f.weights_sha256,
+            Folder::Static(f) => &f.weights_sha256,
+        }
+    }
+
+    /// What names the vectors in the cache: a static table's weights' SHA-256; for a
+    /// transformer, the SHA-256 of that, the precision and the tokens per text (vectors of
+    /// another precision or length are other vectors).
+    pub fn vectors_key(&self) -> String {
+        match self {
+            Folder::Transformer(f) => {
+                use sha2::Digest;
+                let mut h = sha2::Sha256::new();
+                h.update(f.weights_sha256.as_bytes());
+                h.update(format!(":{}:{}", f.precision.name(), f.max_length).as_bytes());
+                folder::hex(&h.finalize())
+            }
+            Folder::Static(f) => f.weights_sha256.clone(),
+        }
+    }
+
+    /// The precision the transformer's dense products run in (f32 for a static table).
+    pub fn precision(&self) -> Precision {
+        match self {
+            Folder::Transformer(f) => f.precision,
+            Folder::Static(_) => Precision::F32,
+        }
+    }
+
+    /// Tokens per text the model reads (a static table reads them all: 0).
+    pub fn max_length(&self) -> usize {
+        match self {
+            Folder::Transformer(f) => f.max_length,
+            Folder::Static(_) => 0,
+        }
+    }
+
+    /// Whether the folder holds static token vectors.
+    pub fn is_static(&self) -> bool {
+        matches!(self, Folder::Static(_))
+    }
+}
 
 /// The model `method = "static"` uses when `[embed] model` is not given.
 pub const DEFAULT_STATIC_MODEL: &str = "wordllama-l2-256";
