@@ -481,7 +481,13 @@ impl EmbedValidParams {
     /// `embedding` when the median document has fewer than [`SHORT_FEATURES`] terms (titles,
     /// snippets: few words shared within a topic) and `both` otherwise (abstracts, news: the
     /// words add what the sentence model's truncated input misses). With the median's length.
-    pub fn for_documents(&self, rows: &crate::vectorize::CsrMatrix) -> (FeatureSpace, usize) {
+    /// A static table reads short texts of a language its vocabulary does not cover
+    /// ([`static_reads`]) beside their words: `both`.
+    pub fn for_documents(
+        &self,
+        rows: &crate::vectorize::CsrMatrix,
+        language: &str,
+    ) -> (FeatureSpace, usize) {
         let mut lengths: Vec<usize> = rows.rows().map(|(ids, _)| ids.len()).collect();
         let median = match lengths.len() {
             0 => 0,
@@ -489,6 +495,9 @@ impl EmbedValidParams {
         };
         let features = match (self.by_length, median < SHORT_FEATURES) {
             (false, _) => self.features,
+            (true, true) if self.method == EmbedMethod::Static && !static_reads(language) => {
+                FeatureSpace::Both
+            }
             (true, true) => FeatureSpace::Embedding,
             (true, false) => FeatureSpace::Both,
         };
@@ -499,6 +508,13 @@ impl EmbedValidParams {
     pub fn unused(&self) -> bool {
         !self.features.embeds()
     }
+}
+
+/// Whether a static table over Llama-2's vocabulary reads a language's words as words: it
+/// spells most Chinese characters as bytes, and on THUCNews headlines its vectors alone cluster
+/// far below the words (V .218 against .361; beside them, .366: docs/benchmarks.md).
+pub fn static_reads(language: &str) -> bool {
+    language != "chinese"
 }
 
 /// What the embed stage can fail on. Every message names the file at fault.
@@ -708,13 +724,28 @@ mod tests {
         assert!(!params.by_length, "no model: tfidf, not chosen by length");
         let short = rows_of(&[3, 30, 7, 8, 35]);
         let long = rows_of(&[3, 30, 25, 8, 35]);
-        assert_eq!(params.for_documents(&short), (FeatureSpace::Tfidf, 8));
+        let en = "english";
+        assert_eq!(params.for_documents(&short, en), (FeatureSpace::Tfidf, 8));
         params.by_length = true;
-        assert_eq!(params.for_documents(&short), (FeatureSpace::Embedding, 8));
-        assert_eq!(params.for_documents(&long), (FeatureSpace::Both, 25));
+        assert_eq!(
+            params.for_documents(&short, en),
+            (FeatureSpace::Embedding, 8)
+        );
+        assert_eq!(params.for_documents(&long, en), (FeatureSpace::Both, 25));
         let edge = rows_of(&[SHORT_FEATURES; 3]);
-        assert_eq!(params.for_documents(&edge).0, FeatureSpace::Both);
+        assert_eq!(params.for_documents(&edge, en).0, FeatureSpace::Both);
         let edge = rows_of(&[SHORT_FEATURES - 1; 3]);
-        assert_eq!(params.for_documents(&edge).0, FeatureSpace::Embedding);
+        assert_eq!(params.for_documents(&edge, en).0, FeatureSpace::Embedding);
+        // A transformer reads Chinese titles alone; a static table beside their words.
+        assert_eq!(
+            params.for_documents(&short, "chinese").0,
+            FeatureSpace::Embedding
+        );
+        params.method = EmbedMethod::Static;
+        assert_eq!(
+            params.for_documents(&short, "chinese").0,
+            FeatureSpace::Both
+        );
+        assert_eq!(params.for_documents(&short, en).0, FeatureSpace::Embedding);
     }
 }

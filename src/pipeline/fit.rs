@@ -362,7 +362,8 @@ fn features(
     }
     let texts: Vec<&str> = super::place::whole_texts(prepared)?;
     let cache = settings.output.dir.join("cache");
-    let (space, median) = params.for_documents(tfidf.matrix());
+    let language = settings.tokenize.language();
+    let (space, median) = params.for_documents(tfidf.matrix(), language);
     let (sentences, _) = progress.stage(
         "embed",
         |bar| {
@@ -382,6 +383,11 @@ fn features(
                     },
                     SHORT_FEATURES
                 ));
+                if median < SHORT_FEATURES && space == FeatureSpace::Both {
+                    line.push_str(&format!(
+                        "; beside the words, as the static table spells {language} in bytes"
+                    ));
+                }
             }
             line
         },
