@@ -35,14 +35,25 @@ fn choice<T>(
     parse: impl Fn(&str) -> Option<T>,
     expected: &'static str,
 ) -> Result<T, SettingsError> {
-    match value {
-        None => Ok(default),
-        Some(v) => parse(&v).ok_or(SettingsError::BadChoice {
-            key: key.into(),
-            value: v,
-            expected,
-        }),
-    }
+    Ok(given_choice(key, value, parse, expected)?.unwrap_or(default))
+}
+
+/// [`choice`] where leaving the key out is itself a setting (the stage decides): `None` then.
+fn given_choice<T>(
+    key: &str,
+    value: Option<String>,
+    parse: impl Fn(&str) -> Option<T>,
+    expected: &'static str,
+) -> Result<Option<T>, SettingsError> {
+    value
+        .map(|v| {
+            parse(&v).ok_or(SettingsError::BadChoice {
+                key: key.into(),
+                value: v,
+                expected,
+            })
+        })
+        .transpose()
 }
 
 /// A stage builder's setter applied when the pipeline file gives the key; without it the
@@ -311,36 +322,24 @@ pub(super) fn embed(
     features: Option<String>,
     base: &Path,
 ) -> Result<EmbedValidParams, SettingsError> {
-    let features = match features {
-        None => None,
-        Some(f) => Some(choice(
-            "cluster.features",
-            Some(f),
-            FeatureSpace::Tfidf,
-            FeatureSpace::parse,
-            "tfidf, embedding or both",
-        )?),
-    };
-    let method = match e.method {
-        None => None,
-        given => Some(choice(
-            "embed.method",
-            given,
-            EmbedMethod::Transformer,
-            EmbedMethod::parse,
-            "transformer or static",
-        )?),
-    };
-    let precision = match e.precision {
-        None => None,
-        given => Some(choice(
-            "embed.precision",
-            given,
-            crate::embed::DEFAULT_PRECISION,
-            crate::embed::Precision::parse,
-            "int8 or f32",
-        )?),
-    };
+    let features = given_choice(
+        "cluster.features",
+        features,
+        FeatureSpace::parse,
+        "tfidf, embedding or both",
+    )?;
+    let method = given_choice(
+        "embed.method",
+        e.method,
+        EmbedMethod::parse,
+        "transformer or static",
+    )?;
+    let precision = given_choice(
+        "embed.precision",
+        e.precision,
+        crate::embed::Precision::parse,
+        "int8 or f32",
+    )?;
     // `method = "static"` alone runs the default static model.
     let model = e.model.or_else(|| {
         (method == Some(EmbedMethod::Static)).then(|| crate::embed::DEFAULT_STATIC_MODEL.into())

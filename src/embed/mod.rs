@@ -149,7 +149,7 @@ impl Precision {
 pub const DEFAULT_PRECISION: Precision = Precision::Int8;
 
 /// A checked model folder of either kind: a sentence transformer, or a table of static token
-/// vectors ([`super::table`]). Which one is read off the folder's files.
+/// vectors ([`table`]). Which one is read off the folder's files.
 #[derive(Debug, Clone)]
 pub enum Folder {
     Transformer(ModelFolder),

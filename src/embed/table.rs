@@ -107,15 +107,17 @@ impl StaticFolder {
         Ok(folder)
     }
 
-    /// The folder's tokenizer, cutting and padding nothing; refused when it has ids the table
-    /// has no row for.
-    fn load_tokenizer(&self) -> Result<tokenizers::Tokenizer, EmbedError> {
+    /// The folder's tokenizer, cutting and padding nothing, and its file's text; refused when
+    /// it has ids the table has no row for.
+    fn load_tokenizer(&self) -> Result<(tokenizers::Tokenizer, String), EmbedError> {
         let bad = |why: String| EmbedError::Tokenizer {
             path: self.tokenizer.clone(),
             why,
         };
-        let mut tokenizer =
-            tokenizers::Tokenizer::from_file(&self.tokenizer).map_err(|e| bad(e.to_string()))?;
+        let json = super::folder::read_text(&self.tokenizer)?;
+        let mut tokenizer: tokenizers::Tokenizer = json
+            .parse()
+            .map_err(|e: tokenizers::Error| bad(e.to_string()))?;
         let vocab = tokenizer.get_vocab_size(true);
         if vocab > self.rows {
             return Err(bad(format!(
@@ -128,7 +130,7 @@ impl StaticFolder {
         tokenizer
             .with_truncation(None)
             .map_err(|e| bad(e.to_string()))?;
-        Ok(tokenizer)
+        Ok((tokenizer, json))
     }
 }
 
@@ -184,27 +186,21 @@ fn table_header(path: &Path) -> Result<(Dtype, usize, usize, (usize, usize)), Em
         .as_str()
         .and_then(Dtype::parse)
         .ok_or_else(|| bad(format!("{name} is {}, not F16, BF16 or F32", t["dtype"])))?;
-    let shape: Vec<usize> = t["shape"]
-        .as_array()
-        .map(|s| {
-            s.iter()
-                .filter_map(|d| d.as_u64())
-                .map(|d| d as usize)
-                .collect()
-        })
-        .unwrap_or_default();
+    let usizes = |v: &serde_json::Value| -> Vec<usize> {
+        v.as_array()
+            .map(|s| {
+                s.iter()
+                    .filter_map(|d| d.as_u64())
+                    .map(|d| d as usize)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let shape = usizes(&t["shape"]);
     let [rows, dims] = shape[..] else {
         return Err(bad(format!("{name} has shape {shape:?}, not rows x dims")));
     };
-    let offsets: Vec<usize> = t["data_offsets"]
-        .as_array()
-        .map(|s| {
-            s.iter()
-                .filter_map(|d| d.as_u64())
-                .map(|d| d as usize)
-                .collect()
-        })
-        .unwrap_or_default();
+    let offsets = usizes(&t["data_offsets"]);
     let [start, end] = offsets[..] else {
         return Err(bad(format!("{name} has no data_offsets")));
     };
@@ -257,10 +253,8 @@ impl TokenTable {
                 .map(|b| f32::from_bits((u16::from_le_bytes([b[0], b[1]]) as u32) << 16))
                 .collect(),
         };
-        let tokenizer = folder.load_tokenizer()?;
-        let words = std::fs::read_to_string(&folder.tokenizer)
-            .ok()
-            .and_then(|json| SpaceWords::of(&json));
+        let (tokenizer, json) = folder.load_tokenizer()?;
+        let words = SpaceWords::of(&json);
         let mut special = vec![false; folder.rows];
         for (id, token) in tokenizer.get_added_tokens_decoder() {
             if token.special {
@@ -291,9 +285,7 @@ impl TokenTable {
     /// [`Self::token_ids`], with the words already seen by this thread answered from `seen`.
     fn cached_token_ids(&self, text: &str, seen: &mut WordIds) -> Result<Vec<u32>, EmbedError> {
         match &self.words {
-            Some(w) if !w.added.iter().any(|a| text.contains(a.as_str())) => {
-                w.token_ids(&self.tokenizer, text, seen)
-            }
+            Some(w) if !w.holds_added(text) => w.token_ids(&self.tokenizer, text, seen),
             _ => self.whole_text_ids(text),
         }
     }
@@ -382,6 +374,16 @@ struct SpaceWords {
 
 impl SpaceWords {
     const SPACE: char = '\u{2581}';
+
+    /// Whether `text` holds an added token's text (one scan for their first characters, and
+    /// a search for each only when one is there).
+    fn holds_added(&self, text: &str) -> bool {
+        self.added.iter().any(|a| {
+            a.chars()
+                .next()
+                .is_some_and(|c| text.contains(c) && text.contains(a.as_str()))
+        })
+    }
 
     fn of(json: &str) -> Option<SpaceWords> {
         let v: serde_json::Value = serde_json::from_str(json).ok()?;

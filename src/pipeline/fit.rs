@@ -402,7 +402,6 @@ fn embed_detail(
     params: &crate::embed::EmbedValidParams,
     (v, done): &(Array2<f32>, crate::embed::Embedded),
 ) -> String {
-    let what = "texts";
     let how = match (params.method, params.folder.as_ref().map(|f| f.precision())) {
         (crate::embed::EmbedMethod::Transformer, Some(crate::embed::Precision::Int8)) => {
             let kernel = crate::embed::int8::Kernel::best().map_or("", |k| k.name());
@@ -412,13 +411,13 @@ fn embed_detail(
         (method, _) => method.name().into(),
     };
     let mut s = format!(
-        "{} dims, {} {what} embedded ({how})",
+        "{} dims, {} texts embedded ({how})",
         v.ncols(),
         thousands(done.encoded),
     );
     if done.encoded > 0 && done.encode_seconds > 0.0 {
         s.push_str(&format!(
-            " at {:.1} {what}/s (model loaded in {:.2} s)",
+            " at {:.1} texts/s (model loaded in {:.2} s)",
             done.encoded as f64 / done.encode_seconds,
             done.load_seconds
         ));

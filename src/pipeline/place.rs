@@ -36,10 +36,7 @@ impl Placer {
     /// Fails only when the model needs its sentence model's folder (`method = "transformer"`)
     /// and the folder is gone or changed.
     pub fn new(model: SavedModel) -> Result<Placer, crate::embed::EmbedError> {
-        let embed = match &model.embedding {
-            Some(e) => Some(e.params()?),
-            None => None,
-        };
+        let embed = model.embedding.as_ref().map(|e| e.params()).transpose()?;
         Ok(Placer {
             embed,
             tfidf: model.tfidf(),
