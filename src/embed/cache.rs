@@ -118,7 +118,9 @@ impl VectorCache {
     }
 
     /// Writes this run's vectors (`keys[i]`'s is row `i`), then older entries while the file
-    /// stays within `cap_bytes`.
+    /// stays within `cap_bytes`. The file is written as it goes (through a buffer, with the
+    /// checksum kept as it goes), never held whole in memory; it is not synced to disk: a file
+    /// cut short by a crash fails its checksum and is rebuilt, as any damaged cache is.
     pub fn save(
         &self,
         keys: &[u128],
@@ -128,43 +130,55 @@ impl VectorCache {
         let entry = 16 + 4 * self.dims;
         let room = cap_bytes.saturating_sub(HEADER + 8) / entry;
         let mut seen = rustc_hash::FxHashSet::default();
-        let mut body: Vec<u8> = Vec::new();
-        let mut count = 0usize;
-        let mut push = |k: u128, v: &[f32], body: &mut Vec<u8>| {
-            if count < room && seen.insert(k) {
-                body.extend_from_slice(&k.to_le_bytes());
-                v.iter()
-                    .for_each(|x| body.extend_from_slice(&x.to_le_bytes()));
-                count += 1;
-            }
-        };
-        let mut entries = Vec::new();
-        for (k, row) in keys.iter().zip(vectors.rows()) {
-            push(*k, &row.to_vec(), &mut entries);
-        }
         let mut old: Vec<(&u128, &usize)> = self.index.iter().collect();
         old.sort_by_key(|(_, &i)| i);
-        for (k, &i) in old {
-            push(
-                *k,
-                &self.vectors[i * self.dims..(i + 1) * self.dims],
-                &mut entries,
-            );
-        }
-        body.extend_from_slice(MAGIC);
-        body.extend_from_slice(self.model.as_bytes());
-        body.extend_from_slice(&(self.dims as u32).to_le_bytes());
-        body.extend_from_slice(&(count as u64).to_le_bytes());
-        body.extend_from_slice(&entries);
-        let sum = xxh3_64(&body);
-        body.extend_from_slice(&sum.to_le_bytes());
+        let entries: Vec<(u128, &[f32])> = keys
+            .iter()
+            .zip(vectors.rows())
+            .map(|(k, row)| (*k, row.to_slice().expect("standard layout")))
+            .chain(
+                old.into_iter()
+                    .map(|(k, &i)| (*k, &self.vectors[i * self.dims..(i + 1) * self.dims])),
+            )
+            .filter(|(k, _)| seen.insert(*k))
+            .take(room)
+            .collect();
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
         let tmp = self.path.with_extension("bin.tmp");
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&body)?;
-        f.sync_all()?;
+        let mut out = Summed {
+            file: std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?),
+            sum: xxhash_rust::xxh3::Xxh3::new(),
+        };
+        out.put(MAGIC)?;
+        out.put(self.model.as_bytes())?;
+        out.put(&(self.dims as u32).to_le_bytes())?;
+        out.put(&(entries.len() as u64).to_le_bytes())?;
+        let mut bytes = Vec::with_capacity(entry);
+        for (k, v) in entries {
+            bytes.clear();
+            bytes.extend_from_slice(&k.to_le_bytes());
+            v.iter()
+                .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes()));
+            out.put(&bytes)?;
+        }
+        let sum = out.sum.digest();
+        out.file.write_all(&sum.to_le_bytes())?;
+        out.file.into_inner().map_err(|e| e.into_error())?;
         std::fs::rename(&tmp, &self.path)
+    }
+}
+
+/// A file being written, with the XXH3-64 of what went into it.
+struct Summed {
+    file: std::io::BufWriter<std::fs::File>,
+    sum: xxhash_rust::xxh3::Xxh3,
+}
+
+impl Summed {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.sum.update(bytes);
+        self.file.write_all(bytes)
     }
 }
 

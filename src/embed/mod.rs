@@ -29,6 +29,7 @@ pub mod fetch;
 pub mod folder;
 pub mod int8;
 pub mod registry;
+mod rows;
 mod storage;
 pub mod table;
 
@@ -604,6 +605,8 @@ pub fn sentence_vectors(
         c
     });
     let keys: Vec<u128> = texts.iter().map(|t| cache::key(t)).collect();
+    // Zeros cost no memory until written (the allocator maps them lazily): a run that embeds
+    // every text replaces them with the encoder's rows.
     let mut out = Array2::<f32>::zeros((texts.len(), dims));
     let mut missing = Vec::new();
     for (i, k) in keys.iter().enumerate() {
@@ -626,8 +629,12 @@ pub fn sentence_vectors(
         let start = std::time::Instant::now();
         let vectors = encoder.encode(&todo, params.batch, |n| bar.inc(n as u64))?;
         done.encode_seconds = start.elapsed().as_secs_f64();
-        for (row, &i) in vectors.rows().into_iter().zip(&missing) {
-            out.row_mut(i).assign(&row);
+        if missing.len() == texts.len() {
+            out = vectors;
+        } else {
+            for (row, &i) in vectors.rows().into_iter().zip(&missing) {
+                out.row_mut(i).assign(&row);
+            }
         }
     }
     if let Some(c) = cache.filter(|_| done.encoded > 0) {

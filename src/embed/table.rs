@@ -14,6 +14,7 @@
 //! or a single `*tokenizer*.json`). [`StaticFolder::open`] checks both before anything runs.
 
 use super::folder::check_weights;
+use super::rows::Rows;
 use super::EmbedError;
 use ndarray::Array2;
 use std::path::{Path, PathBuf};
@@ -214,9 +215,9 @@ fn table_header(path: &Path) -> Result<(Dtype, usize, usize, (usize, usize)), Em
     Ok((dtype, rows, dims, (base + start, base + end)))
 }
 
-/// A loaded static model: the table in f32 and the tokenizer.
+/// A loaded static model: the table ([`Rows`]) and the tokenizer.
 pub struct TokenTable {
-    table: Vec<f32>,
+    table: Rows,
     dims: usize,
     /// Ids left out of a text's mean: the tokenizer's special tokens.
     special: Vec<bool>,
@@ -227,7 +228,7 @@ pub struct TokenTable {
 }
 
 impl TokenTable {
-    /// Reads the folder's table (converted to f32 once) and tokenizer.
+    /// Reads the folder's table (f16 kept, bf16 widened to f32) and tokenizer.
     pub fn load(folder: &StaticFolder) -> Result<TokenTable, EmbedError> {
         let bytes = std::fs::read(&folder.weights).map_err(|source| EmbedError::Read {
             path: folder.weights.clone(),
@@ -239,19 +240,22 @@ impl TokenTable {
                 path: folder.weights.clone(),
                 why: "changed since it was checked".into(),
             })?;
-        let table: Vec<f32> = match folder.dtype {
-            Dtype::F32 => raw
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
-            Dtype::F16 => raw
-                .chunks_exact(2)
-                .map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]])))
-                .collect(),
-            Dtype::Bf16 => raw
-                .chunks_exact(2)
-                .map(|b| f32::from_bits((u16::from_le_bytes([b[0], b[1]]) as u32) << 16))
-                .collect(),
+        let table = match folder.dtype {
+            Dtype::F32 => Rows::F32(
+                raw.chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect(),
+            ),
+            Dtype::F16 => Rows::of_f16(
+                raw.chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                    .collect(),
+            ),
+            Dtype::Bf16 => Rows::F32(
+                raw.chunks_exact(2)
+                    .map(|b| f32::from_bits((u16::from_le_bytes([b[0], b[1]]) as u32) << 16))
+                    .collect(),
+            ),
         };
         let (tokenizer, json) = folder.load_tokenizer()?;
         let words = SpaceWords::of(&json);
@@ -279,14 +283,26 @@ impl TokenTable {
 
     /// Each text's token ids (no special tokens added, nothing cut).
     pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
-        self.cached_token_ids(text, &mut WordIds::default())
+        let mut ids = Vec::new();
+        self.cached_token_ids(text, &mut WordIds::default(), &mut ids)?;
+        Ok(ids)
     }
 
-    /// [`Self::token_ids`], with the words already seen by this thread answered from `seen`.
-    fn cached_token_ids(&self, text: &str, seen: &mut WordIds) -> Result<Vec<u32>, EmbedError> {
+    /// [`Self::token_ids`] into `ids` (emptied first), with the words already seen by this
+    /// thread answered from `seen`.
+    fn cached_token_ids(
+        &self,
+        text: &str,
+        seen: &mut WordIds,
+        ids: &mut Vec<u32>,
+    ) -> Result<(), EmbedError> {
+        ids.clear();
         match &self.words {
-            Some(w) if !w.holds_added(text) => w.token_ids(&self.tokenizer, text, seen),
-            _ => self.whole_text_ids(text),
+            Some(w) if !w.holds_added(text) => w.token_ids(&self.tokenizer, text, seen, ids),
+            _ => {
+                ids.extend(self.whole_text_ids(text)?);
+                Ok(())
+            }
         }
     }
 
@@ -304,8 +320,11 @@ impl TokenTable {
         Ok(e.get_ids().to_vec())
     }
 
-    /// One unit vector per text (row `i` is `texts[i]`'s; zero for a text without a token),
-    /// texts spread over the cores in chunks; `done(n)` is called after each chunk.
+    /// One unit vector per text (row `i` is `texts[i]`'s; zero for a text without a token).
+    /// The texts are cut into one run per worker thread, each with its own cache of words
+    /// (kept for the whole run, so each thread spells a word once), and each run goes in
+    /// chunks; `done(n)` is called after each chunk. A text's vector depends on its text
+    /// alone, never on the run or the thread.
     pub fn encode(
         &self,
         texts: &[&str],
@@ -314,37 +333,38 @@ impl TokenTable {
         use rayon::prelude::*;
         const CHUNK: usize = 256;
         let mut out = Array2::<f32>::zeros((texts.len(), self.dims));
-        out.axis_chunks_iter_mut(ndarray::Axis(0), CHUNK)
+        let per_run = texts.len().div_ceil(rayon::current_num_threads()).max(1);
+        out.axis_chunks_iter_mut(ndarray::Axis(0), per_run)
             .into_par_iter()
-            .zip(texts.par_chunks(CHUNK))
-            .try_for_each_init(WordIds::default, |seen, (mut rows, chunk)| {
-                for (mut row, text) in rows.rows_mut().into_iter().zip(chunk) {
-                    let ids = self.cached_token_ids(text, seen)?;
+            .zip(texts.par_chunks(per_run))
+            .try_for_each(|(mut rows, run)| {
+                let mut seen = WordIds::default();
+                let (mut ids, mut kept) = (Vec::new(), Vec::new());
+                for (i, text) in run.iter().enumerate() {
+                    self.cached_token_ids(text, &mut seen, &mut ids)?;
+                    let mut row = rows.row_mut(i);
                     let row = row.as_slice_mut().expect("standard layout");
-                    self.mean_into(&ids, row);
+                    self.mean_into(&ids, &mut kept, row);
+                    if (i + 1) % CHUNK == 0 || i + 1 == run.len() {
+                        done((i % CHUNK) + 1);
+                    }
                 }
-                done(chunk.len());
                 Ok::<(), EmbedError>(())
             })?;
         Ok(out)
     }
 
     /// The mean of the rows of `ids` (special tokens and ids past the table left out), unit
-    /// length, into `row`.
-    fn mean_into(&self, ids: &[u32], row: &mut [f32]) {
-        let mut n = 0usize;
-        for &id in ids {
-            let id = id as usize;
-            if self.special.get(id).copied().unwrap_or(true) {
-                continue;
-            }
-            let v = &self.table[id * self.dims..(id + 1) * self.dims];
-            for (r, x) in row.iter_mut().zip(v) {
-                *r += x;
-            }
-            n += 1;
-        }
-        if n > 0 {
+    /// length, into `row` (zero on entry); `kept` is scratch space.
+    fn mean_into(&self, ids: &[u32], kept: &mut Vec<u32>, row: &mut [f32]) {
+        kept.clear();
+        kept.extend(
+            ids.iter()
+                .copied()
+                .filter(|&id| !self.special.get(id as usize).copied().unwrap_or(true)),
+        );
+        if !kept.is_empty() {
+            self.table.add(kept, row);
             crate::norm::unit(ndarray::ArrayViewMut1::from(row));
         }
     }
@@ -355,18 +375,9 @@ impl TokenTable {
 /// whole text, which costs time that grows faster than the text. No token of the vocabulary
 /// holds a `▁` after another character, so no merge joins the end of one word to the next
 /// `▁`: a merge only ever joins neighbours, and cutting the text before each `▁` that follows
-/// another character gives the same ids, word by word, with the model's cache of words
+/// another character gives the same ids, word by word, with a cache of words ([`WordIds`])
 /// answering the repeated ones. [`SpaceWords::of`] checks the tokenizer file for exactly
 /// this shape; any other tokenizer runs whole texts.
-/// A thread's words already cut into ids (by [`SpaceWords`]), emptied when it grows past
-/// [`WordIds::MAX`] words so memory stays bounded on any corpus.
-#[derive(Default)]
-struct WordIds(rustc_hash::FxHashMap<Box<str>, Box<[u32]>>);
-
-impl WordIds {
-    const MAX: usize = 200_000;
-}
-
 struct SpaceWords {
     /// The added tokens' texts: a text holding one runs whole, as the tokenizer cuts there.
     added: Vec<String>,
@@ -414,47 +425,83 @@ impl SpaceWords {
         (plain && !joins_words).then_some(SpaceWords { added })
     }
 
+    /// `text`'s token ids into `ids`: the text is cut before each space that follows another
+    /// character (the cuts of the normalized text, whose spaces are `▁` and which starts with
+    /// one), and each piece is spelled by the BPE once per thread ([`WordIds`]).
     fn token_ids(
         &self,
         tokenizer: &tokenizers::Tokenizer,
         text: &str,
         seen: &mut WordIds,
-    ) -> Result<Vec<u32>, EmbedError> {
-        use tokenizers::Model;
-        if text.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut normalized = String::with_capacity(text.len() + 3);
-        normalized.push(Self::SPACE);
-        normalized.extend(text.chars().map(|c| if c == ' ' { Self::SPACE } else { c }));
-        let model = tokenizer.get_model();
-        let mut ids = Vec::with_capacity(text.len() / 3);
-        let mut word = |w: &str| -> Result<(), EmbedError> {
-            if let Some(known) = seen.0.get(w) {
-                ids.extend_from_slice(known);
-                return Ok(());
-            }
-            let tokens = model
-                .tokenize(w)
-                .map_err(|e| EmbedError::Encode(e.to_string()))?;
-            let found: Box<[u32]> = tokens.iter().map(|t| t.id).collect();
-            ids.extend_from_slice(&found);
-            if seen.0.len() >= WordIds::MAX {
-                seen.0.clear();
-            }
-            seen.0.insert(w.into(), found);
-            Ok(())
-        };
-        let (mut start, mut prev) = (0, Self::SPACE);
-        for (i, c) in normalized.char_indices() {
-            if c == Self::SPACE && prev != Self::SPACE {
-                word(&normalized[start..i])?;
+        ids: &mut Vec<u32>,
+    ) -> Result<(), EmbedError> {
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        for i in 1..bytes.len() {
+            // A space is one byte in UTF-8, and never part of another character.
+            if bytes[i] == b' ' && bytes[i - 1] != b' ' {
+                seen.push(tokenizer, &text[start..i], start == 0, ids)?;
                 start = i;
             }
-            prev = c;
         }
-        word(&normalized[start..])?;
-        Ok(ids)
+        if !text.is_empty() {
+            seen.push(tokenizer, &text[start..], start == 0, ids)?;
+        }
+        Ok(())
+    }
+}
+
+/// A thread's words already cut into ids (by [`SpaceWords`]): each piece of text is known by
+/// its 128-bit XXH3 hash (as the vector cache knows texts) and its ids sit in one array, so a
+/// known word costs one hash and two reads. Emptied when it grows past [`WordIds::MAX`] words,
+/// so memory stays bounded on any corpus (about 40 bytes a word, 16 MB at most).
+#[derive(Default)]
+struct WordIds {
+    at: rustc_hash::FxHashMap<u128, (u32, u32)>,
+    ids: Vec<u32>,
+}
+
+impl WordIds {
+    const MAX: usize = 400_000;
+
+    /// Appends the ids of `piece` (a piece of the text as given: `first` when it opens the text,
+    /// which then gets the tokenizer's leading `▁`) to `out`.
+    fn push(
+        &mut self,
+        tokenizer: &tokenizers::Tokenizer,
+        piece: &str,
+        first: bool,
+        out: &mut Vec<u32>,
+    ) -> Result<(), EmbedError> {
+        use tokenizers::Model;
+        let key = xxhash_rust::xxh3::xxh3_128_with_seed(piece.as_bytes(), first as u64);
+        if let Some(&(at, len)) = self.at.get(&key) {
+            out.extend_from_slice(&self.ids[at as usize..(at + len) as usize]);
+            return Ok(());
+        }
+        let mut word = String::with_capacity(piece.len() + 6);
+        if first {
+            word.push(SpaceWords::SPACE);
+        }
+        word.extend(
+            piece
+                .chars()
+                .map(|c| if c == ' ' { SpaceWords::SPACE } else { c }),
+        );
+        if self.at.len() >= Self::MAX || self.ids.len() + word.len() > u32::MAX as usize {
+            self.at.clear();
+            self.ids.clear();
+        }
+        let at = self.ids.len();
+        let tokens = tokenizer
+            .get_model()
+            .tokenize(&word)
+            .map_err(|e| EmbedError::Encode(e.to_string()))?;
+        self.ids.extend(tokens.iter().map(|t| t.id));
+        out.extend_from_slice(&self.ids[at..]);
+        self.at
+            .insert(key, (at as u32, (self.ids.len() - at) as u32));
+        Ok(())
     }
 }
 

@@ -1,0 +1,223 @@
+//! A static table's rows as the model stores them (f16 kept as f16, anything else in f32),
+//! and the sum of a text's rows: the static model's whole arithmetic.
+//!
+//! Why its own kernels: a text's vector is the sum of a few hundred rows of a table of 32,000,
+//! which is larger than the core's cache, so the sum waits on memory, not on arithmetic.
+//! Keeping an f16 table in f16 halves what is read (and the table's memory), and the sums stay
+//! in registers over all of a text's rows instead of going through memory after each. The
+//! conversion is exact (every f16 is an f32) and every level adds the same values in the same
+//! order (the text's rows, one after the other, into zero), so each level gives the same bits
+//! as the portable loop; `TOPICMAP_DEBUG_SIMD` picks the level as for every kernel
+//! ([`crate::simd`]).
+
+/// The table's rows.
+pub enum Rows {
+    /// IEEE half floats, as WordLlama ships them.
+    F16(Vec<u16>),
+    /// Single floats (f32 tables, and bf16 ones widened once).
+    F32(Vec<f32>),
+}
+
+impl Rows {
+    /// The rows of an f16 table: kept in f16 where the CPU converts halves in its vectors (at
+    /// the level in use), widened to f32 once otherwise (the same values either way).
+    pub fn of_f16(halves: Vec<u16>) -> Rows {
+        match f16_kernel() {
+            true => Rows::F16(halves),
+            false => Rows::F32(halves.into_iter().map(super::table::f16_to_f32).collect()),
+        }
+    }
+
+    /// Adds the rows `ids` (each below the row count) to `sum` (of the table's width), in
+    /// order, each value added to `sum`'s as an f32.
+    pub fn add(&self, ids: &[u32], sum: &mut [f32]) {
+        match self {
+            Rows::F32(t) => add_f32(t, ids, sum),
+            Rows::F16(t) => add_f16(t, ids, sum),
+        }
+    }
+}
+
+crate::wide! {
+    /// The f32 rows' sum, the compiler's vectors at each level.
+    fn add_f32(table: &[f32], ids: &[u32], sum: &mut [f32]) {
+        let dims = sum.len();
+        for &id in ids {
+            let v = &table[id as usize * dims..(id as usize + 1) * dims];
+            for (s, x) in sum.iter_mut().zip(v) {
+                *s += x;
+            }
+        }
+    }
+}
+
+/// Whether the level in use has a kernel for f16 rows.
+fn f16_kernel() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::simd::{level, Level};
+        if level() >= Level::Avx512
+            || (level() >= Level::Avx2 && std::arch::is_x86_feature_detected!("f16c"))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// The f16 rows' sum: AVX-512 or AVX2 with F16C where the level allows, else portable (slow:
+/// [`Rows::of_f16`] keeps f16 only where a kernel runs).
+fn add_f16(table: &[u16], ids: &[u32], sum: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::simd::{level, Level};
+        if level() >= Level::Avx512 {
+            // SAFETY: the CPU has AVX-512F (the level never exceeds the CPU's).
+            unsafe { add_f16_avx512(table, ids, sum) };
+            return;
+        }
+        if level() >= Level::Avx2 && std::arch::is_x86_feature_detected!("f16c") {
+            // SAFETY: the CPU has AVX and F16C.
+            unsafe { add_f16_avx2(table, ids, sum) };
+            return;
+        }
+    }
+    add_f16_portable(table, ids, sum, 0);
+}
+
+/// The portable sum of the values from `from` on of each row.
+fn add_f16_portable(table: &[u16], ids: &[u32], sum: &mut [f32], from: usize) {
+    let dims = sum.len();
+    for &id in ids {
+        let v = &table[id as usize * dims..(id as usize + 1) * dims];
+        for (s, &h) in sum[from..].iter_mut().zip(&v[from..]) {
+            *s += super::table::f16_to_f32(h);
+        }
+    }
+}
+
+/// Sums kept in registers: eight at a time, over all the rows, then stored.
+#[cfg(target_arch = "x86_64")]
+const REGS: usize = 8;
+
+/// # Safety
+/// The CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn add_f16_avx512(table: &[u16], ids: &[u32], sum: &mut [f32]) {
+    use std::arch::x86_64::*;
+    const LANES: usize = 16;
+    let dims = sum.len();
+    let mut b = 0;
+    while b + LANES <= dims {
+        let width = ((dims - b) / LANES).min(REGS) * LANES;
+        let mut acc = [_mm512_setzero_ps(); REGS];
+        for (a, s) in acc.iter_mut().zip(sum[b..b + width].chunks_exact(LANES)) {
+            // SAFETY: `s` holds LANES floats.
+            *a = unsafe { _mm512_loadu_ps(s.as_ptr()) };
+        }
+        for &id in ids {
+            let at = id as usize * dims + b;
+            for (a, h) in acc
+                .iter_mut()
+                .zip(table[at..at + width].chunks_exact(LANES))
+            {
+                // SAFETY: `h` holds LANES halves, 32 bytes.
+                let h = unsafe { _mm256_loadu_si256(h.as_ptr().cast()) };
+                *a = _mm512_add_ps(*a, _mm512_cvtph_ps(h));
+            }
+        }
+        for (a, s) in acc.iter().zip(sum[b..b + width].chunks_exact_mut(LANES)) {
+            // SAFETY: `s` holds LANES floats.
+            unsafe { _mm512_storeu_ps(s.as_mut_ptr(), *a) };
+        }
+        b += width;
+    }
+    add_f16_portable(table, ids, sum, b);
+}
+
+/// # Safety
+/// The CPU has AVX and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,f16c")]
+unsafe fn add_f16_avx2(table: &[u16], ids: &[u32], sum: &mut [f32]) {
+    use std::arch::x86_64::*;
+    const LANES: usize = 8;
+    let dims = sum.len();
+    let mut b = 0;
+    while b + LANES <= dims {
+        let width = ((dims - b) / LANES).min(REGS) * LANES;
+        let mut acc = [_mm256_setzero_ps(); REGS];
+        for (a, s) in acc.iter_mut().zip(sum[b..b + width].chunks_exact(LANES)) {
+            // SAFETY: `s` holds LANES floats.
+            *a = unsafe { _mm256_loadu_ps(s.as_ptr()) };
+        }
+        for &id in ids {
+            let at = id as usize * dims + b;
+            for (a, h) in acc
+                .iter_mut()
+                .zip(table[at..at + width].chunks_exact(LANES))
+            {
+                // SAFETY: `h` holds LANES halves, 16 bytes.
+                let h = unsafe { _mm_loadu_si128(h.as_ptr().cast()) };
+                *a = _mm256_add_ps(*a, _mm256_cvtph_ps(h));
+            }
+        }
+        for (a, s) in acc.iter().zip(sum[b..b + width].chunks_exact_mut(LANES)) {
+            // SAFETY: `s` holds LANES floats.
+            unsafe { _mm256_storeu_ps(s.as_mut_ptr(), *a) };
+        }
+        b += width;
+    }
+    add_f16_portable(table, ids, sum, b);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kernel the CPU has gives the portable loop's bits, on a width with a tail.
+    #[test]
+    fn every_kernel_sums_as_the_portable_loop() {
+        let (rows, dims) = (50usize, 37usize);
+        let mut x = 0x9e37_79b9u32;
+        let f16: Vec<u16> = (0..rows * dims)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                // Finite halves of either sign (exponent below 31).
+                ((x >> 16) as u16) & 0xbbff
+            })
+            .collect();
+        let ids: Vec<u32> = (0..300).map(|i| (i * 7 % rows) as u32).collect();
+        let mut want = vec![0f32; dims];
+        add_f16_portable(&f16, &ids, &mut want, 0);
+        assert!(want.iter().any(|&v| v != 0.0));
+        let mut got = vec![0f32; dims];
+        add_f16(&f16, &ids, &mut got);
+        assert_eq!(got, want, "the level in use");
+        #[cfg(target_arch = "x86_64")]
+        {
+            if crate::simd::cpu() >= crate::simd::Level::Avx512 {
+                let mut got = vec![0f32; dims];
+                // SAFETY: the CPU has AVX-512F.
+                unsafe { add_f16_avx512(&f16, &ids, &mut got) };
+                assert_eq!(got, want, "AVX-512");
+            }
+            if std::arch::is_x86_feature_detected!("avx")
+                && std::arch::is_x86_feature_detected!("f16c")
+            {
+                let mut got = vec![0f32; dims];
+                // SAFETY: the CPU has AVX and F16C.
+                unsafe { add_f16_avx2(&f16, &ids, &mut got) };
+                assert_eq!(got, want, "AVX2 with F16C");
+            }
+        }
+        let f32s: Vec<f32> = f16
+            .iter()
+            .map(|&h| super::super::table::f16_to_f32(h))
+            .collect();
+        let mut got = vec![0f32; dims];
+        Rows::F32(f32s).add(&ids, &mut got);
+        assert_eq!(got, want, "an f32 table");
+    }
+}
