@@ -331,7 +331,7 @@ impl ClusterValidParams {
         let clustering = match guides.filter(|g| !g.is_empty()) {
             Some(g) => {
                 on_step("fitting the topics around the named ones");
-                guided::fit(x, k, g, (p.seed, p.max_iter, p.tolerance))
+                guided::fit(x, k, g, (p.seed, p.max_iter, p.tolerance, self.runs_for(n)))
             }
             // A streaming run's sample decides the topics of every document: its centroids
             // are polished (the k sweep's are not, as it refits the winner).
