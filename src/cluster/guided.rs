@@ -15,10 +15,11 @@
 //! 3. **An anchor**: each pass moves a named topic to the mean of its documents plus
 //!    [`ANCHOR`] times its name's vector (both unit length), so it cannot drift off.
 //!
-//! Lloyd's passes then run as k-means does (to the tolerance, or `max_iter` passes). Rows are
-//! unit vectors (the features k-means clusters), so the nearest centroid is the most similar
-//! one. Everything is seeded and summed in row order: the result is the same at any thread
-//! count.
+//! Lloyd's passes then run as k-means does (to the tolerance, or `max_iter` passes), with every
+//! centroid, named or free, kept at unit length as the rows are (the features k-means
+//! clusters), so a row's nearest centroid is its most similar one; with free topics, restarts
+//! place them as k-means's restarts do. Everything is seeded and summed in row order: the
+//! result is the same at any thread count.
 
 use super::clustering::{nearest_with_runner_up, Clustering};
 use super::kmeans::SCREEN_ITER;
@@ -192,8 +193,11 @@ fn assign(
     (topics, distances)
 }
 
-/// The next centroids: each topic's mean (sums in row order), a named topic's anchored to its
-/// vector; a topic without rows keeps its centroid.
+/// The next centroids: each topic's mean (sums in row order) at unit length, a named topic's
+/// anchored to its vector; a topic without rows keeps its centroid. Every centroid is a unit
+/// vector, as the rows are, so a row's nearest centroid is its most similar one, named or free
+/// (with free topics at their plain means, shorter than one, a named topic's unit centroid was
+/// farther from every row than a free one as similar, and lost its documents to them).
 fn update(
     x: ArrayView2<f32>,
     topics: &[usize],
@@ -215,8 +219,8 @@ fn update(
         }
         let n = counts[t] as f64;
         c.assign(&sums.row(t).mapv(|v| (v / n) as f32));
+        crate::norm::unit(c.view_mut());
         if t < guides.len() {
-            crate::norm::unit(c.view_mut());
             c.scaled_add(ANCHOR, &guides.vectors.row(t));
             crate::norm::unit(c);
         }
@@ -276,6 +280,44 @@ mod tests {
         assert!(cos > 0.9, "{cos}");
         // The same inputs and seed: the same topics.
         assert_eq!(fit(x.view(), 3, &guides, (7, 100, 1e-8, 4)), c);
+    }
+
+    /// Overlapping groups (each row its group's axis plus noise in 24 dimensions, unit length:
+    /// a group's mean is far shorter than one), one named and three free topics: the named
+    /// topic holds most of its group (with the free topics at their plain means it held 23 of
+    /// 60).
+    #[test]
+    fn a_named_topic_holds_its_group_beside_free_topics() {
+        let (groups, per, dims) = (4usize, 60usize, 24usize);
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut noise = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % 1000) as f32 / 1000.0 - 0.5
+        };
+        let mut x = Array2::<f32>::zeros((groups * per, dims));
+        for (i, mut row) in x.outer_iter_mut().enumerate() {
+            row.iter_mut().for_each(|v| *v = noise() * 1.4);
+            row[i % groups] += 1.0;
+        }
+        crate::norm::unit_rows(x.view_mut());
+        let mut g = Array2::<f32>::zeros((1, dims));
+        g[[0, 2]] = 1.0;
+        let guides = Guides {
+            vectors: g,
+            thresholds: vec![None],
+        };
+        let c = fit(x.view(), groups, &guides, (3, 100, 1e-8, 5));
+        let named = c.named()[0];
+        let held = (0..x.nrows())
+            .filter(|&i| i % groups == 2 && c.assignments()[i] == named)
+            .count();
+        let others = (0..x.nrows())
+            .filter(|&i| i % groups != 2 && c.assignments()[i] == named)
+            .count();
+        assert!(held >= per * 3 / 4, "{held} of {per} in the named topic");
+        assert!(others <= per / 4, "{others} others in the named topic");
     }
 
     #[test]
