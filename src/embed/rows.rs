@@ -24,7 +24,7 @@ impl Rows {
     pub fn of_f16(halves: Vec<u16>) -> Rows {
         match f16_kernel() {
             true => Rows::F16(halves),
-            false => Rows::F32(halves.into_iter().map(super::table::f16_to_f32).collect()),
+            false => Rows::F32(halves.into_iter().map(f16_to_f32).collect()),
         }
     }
 
@@ -49,6 +49,24 @@ crate::wide! {
             }
         }
     }
+}
+
+/// IEEE half to single precision (exact: every f16 is an f32).
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let frac = (h & 0x3ff) as u32;
+    let bits = match (exp, frac) {
+        (0, 0) => sign,
+        (0, _) => {
+            // Subnormal: frac x 2^-24.
+            let v = frac as f32 * (1.0 / 16_777_216.0);
+            return if sign != 0 { -v } else { v };
+        }
+        (0x1f, _) => sign | 0x7f80_0000 | (frac << 13),
+        _ => sign | ((exp + 112) << 23) | (frac << 13),
+    };
+    f32::from_bits(bits)
 }
 
 /// Whether the level in use has a kernel for f16 rows.
@@ -91,7 +109,7 @@ fn add_f16_portable(table: &[u16], ids: &[u32], sum: &mut [f32], from: usize) {
     for &id in ids {
         let v = &table[id as usize * dims..(id as usize + 1) * dims];
         for (s, &h) in sum[from..].iter_mut().zip(&v[from..]) {
-            *s += super::table::f16_to_f32(h);
+            *s += f16_to_f32(h);
         }
     }
 }
@@ -212,12 +230,20 @@ mod tests {
                 assert_eq!(got, want, "AVX2 with F16C");
             }
         }
-        let f32s: Vec<f32> = f16
-            .iter()
-            .map(|&h| super::super::table::f16_to_f32(h))
-            .collect();
+        let f32s: Vec<f32> = f16.iter().map(|&h| f16_to_f32(h)).collect();
         let mut got = vec![0f32; dims];
         Rows::F32(f32s).add(&ids, &mut got);
         assert_eq!(got, want, "an f32 table");
+    }
+
+    #[test]
+    fn half_floats_convert_exactly() {
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x3555), 0.333_251_95);
+        assert_eq!(f16_to_f32(0x0001), 5.960_464_5e-8);
+        assert_eq!(f16_to_f32(0x7bff), 65504.0);
+        assert!(f16_to_f32(0x7c00).is_infinite());
+        assert_eq!(f16_to_f32(0x8000).to_bits(), (-0.0f32).to_bits());
     }
 }
