@@ -584,14 +584,41 @@ pub struct Embedded {
     pub encode_seconds: f64,
 }
 
+/// A model loaded on first use and kept for the calls that follow: a stream places its chunks
+/// with one model (loaded once, and a static table's words spelled once), not one per chunk.
+#[derive(Default)]
+pub struct Loaded(std::sync::OnceLock<Encoder>);
+
+impl std::fmt::Debug for Loaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "Loaded(model)"
+        } else {
+            "Loaded(none yet)"
+        })
+    }
+}
+
+impl Loaded {
+    /// The model of `folder`, loaded now if it was not yet (the folder is the same for every call).
+    fn get(&self, folder: &Folder) -> Result<&Encoder, EmbedError> {
+        if let Some(e) = self.0.get() {
+            return Ok(e);
+        }
+        let e = Encoder::load(folder)?;
+        Ok(self.0.get_or_init(|| e))
+    }
+}
+
 /// The sentence vectors of `texts` (row `i` is `texts[i]`'s): from the cache in `cache_dir`
 /// where it has them (when the parameters keep a cache), the others from the model (the
-/// transformer in batches, or the static table); `bar` counts texts. The model is loaded only when some text is not cached. A cache
+/// transformer in batches, or the static table); `bar` counts texts. The model is loaded only when some text is not cached,
+/// once for all the calls given the same `loaded` (a stream's chunks). A cache
 /// that cannot be trusted is reported to `warn` and rebuilt.
 pub fn sentence_vectors(
     params: &EmbedValidParams,
     texts: &[&str],
-    cache_dir: Option<&std::path::Path>,
+    (cache_dir, loaded): (Option<&std::path::Path>, &Loaded),
     warn: impl Fn(&str),
     bar: &indicatif::ProgressBar,
 ) -> Result<(Array2<f32>, Embedded), EmbedError> {
@@ -622,7 +649,7 @@ pub fn sentence_vectors(
     };
     if !missing.is_empty() {
         let start = std::time::Instant::now();
-        let encoder = Encoder::load(folder)?;
+        let encoder = loaded.get(folder)?;
         done.load_seconds = start.elapsed().as_secs_f64();
         bar.set_length(missing.len() as u64);
         let todo: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();

@@ -225,6 +225,9 @@ pub struct TokenTable {
     /// Set when the tokenizer's BPE never merges across a space: texts are then cut into
     /// words and each word is looked up once ([`SpaceWords`]).
     words: Option<SpaceWords>,
+    /// The threads' caches of words between calls (one per run at most), so a stream's
+    /// chunks do not spell the same words again.
+    seen: std::sync::Mutex<Vec<WordIds>>,
 }
 
 impl TokenTable {
@@ -273,6 +276,7 @@ impl TokenTable {
             special,
             tokenizer,
             words,
+            seen: std::sync::Mutex::default(),
         })
     }
 
@@ -322,7 +326,7 @@ impl TokenTable {
 
     /// One unit vector per text (row `i` is `texts[i]`'s; zero for a text without a token).
     /// The texts are cut into one run per worker thread, each with its own cache of words
-    /// (kept for the whole run, so each thread spells a word once), and each run goes in
+    /// (kept for the whole run and for the next call, so each thread spells a word once), and each run goes in
     /// chunks; `done(n)` is called after each chunk. A text's vector depends on its text
     /// alone, never on the run or the thread.
     pub fn encode(
@@ -338,7 +342,12 @@ impl TokenTable {
             .into_par_iter()
             .zip(texts.par_chunks(per_run))
             .try_for_each(|(mut rows, run)| {
-                let mut seen = WordIds::default();
+                let mut seen = self
+                    .seen
+                    .lock()
+                    .expect("not poisoned")
+                    .pop()
+                    .unwrap_or_default();
                 let (mut ids, mut kept) = (Vec::new(), Vec::new());
                 for (i, text) in run.iter().enumerate() {
                     self.cached_token_ids(text, &mut seen, &mut ids)?;
@@ -349,6 +358,7 @@ impl TokenTable {
                         done((i % CHUNK) + 1);
                     }
                 }
+                self.seen.lock().expect("not poisoned").push(seen);
                 Ok::<(), EmbedError>(())
             })?;
         Ok(out)

@@ -368,7 +368,13 @@ fn features(
         "embed",
         |bar| {
             crate::progress::count_on(bar, "embed", "texts");
-            crate::embed::sentence_vectors(params, &texts, Some(&cache), crate::progress::warn, bar)
+            crate::embed::sentence_vectors(
+                params,
+                &texts,
+                (Some(&cache), &crate::embed::Loaded::default()),
+                crate::progress::warn,
+                bar,
+            )
         },
         |done| {
             let mut line = embed_detail(params, done);

@@ -99,8 +99,13 @@ fn sentence_means(settings: &Settings) -> Result<Array2<f32>, PipelineError> {
     let named = settings.cluster.named();
     let texts: Vec<&str> = named.iter().flat_map(|t| t.texts()).collect();
     let bar = indicatif::ProgressBar::hidden();
-    let (each, _) =
-        crate::embed::sentence_vectors(&settings.embed, &texts, None, crate::progress::warn, &bar)?;
+    let (each, _) = crate::embed::sentence_vectors(
+        &settings.embed,
+        &texts,
+        (None, &crate::embed::Loaded::default()),
+        crate::progress::warn,
+        &bar,
+    )?;
     let mut out = Array2::<f32>::zeros((named.len(), each.ncols()));
     let mut at = 0;
     for (t, mut row) in named.iter().zip(out.axis_iter_mut(Axis(0))) {

@@ -30,6 +30,8 @@ pub struct Placer {
     landmarks: Option<crate::layout::Landmarks>,
     /// The fit's sentence model, when it clustered the transformer's sentence vectors.
     embed: Option<crate::embed::EmbedValidParams>,
+    /// That model, loaded by the first documents placed and kept for the rest.
+    loaded: crate::embed::Loaded,
 }
 
 impl Placer {
@@ -39,6 +41,7 @@ impl Placer {
         let embed = model.embedding.as_ref().map(|e| e.params()).transpose()?;
         Ok(Placer {
             embed,
+            loaded: crate::embed::Loaded::default(),
             tfidf: model.tfidf(),
             centroids: model.centroid_matrix(),
             term_centroids: model.term_centroid_matrix(),
@@ -203,8 +206,13 @@ pub fn place(
         (_, Some(params)) => {
             let texts: Vec<&str> = whole_texts(&prepared)?;
             let bar = indicatif::ProgressBar::hidden();
-            let (sentences, _) =
-                crate::embed::sentence_vectors(params, &texts, None, crate::progress::warn, &bar)?;
+            let (sentences, _) = crate::embed::sentence_vectors(
+                params,
+                &texts,
+                (None, &placer.loaded),
+                crate::progress::warn,
+                &bar,
+            )?;
             crate::embed::combine(params.features, params.weight, lsa, Some(sentences.view()))
         }
         _ => lsa,
