@@ -586,27 +586,44 @@ pub struct Embedded {
 
 /// A model loaded on first use and kept for the calls that follow: a stream places its chunks
 /// with one model (loaded once, and a static table's words spelled once), not one per chunk.
+/// One that does not keep ([`Loaded::once`]) loads the model for each call and lets it go at
+/// the call's end, so its memory is free for what follows (a fit's features).
 #[derive(Default)]
-pub struct Loaded(std::sync::OnceLock<Encoder>);
+pub struct Loaded {
+    once: bool,
+    model: std::sync::OnceLock<Encoder>,
+}
 
 impl std::fmt::Debug for Loaded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.get().is_some() {
-            "Loaded(model)"
-        } else {
-            "Loaded(none yet)"
+        f.write_str(match (self.once, self.model.get().is_some()) {
+            (true, _) => "Loaded(each call)",
+            (false, true) => "Loaded(model)",
+            (false, false) => "Loaded(none yet)",
         })
     }
 }
 
 impl Loaded {
-    /// The model of `folder`, loaded now if it was not yet (the folder is the same for every call).
-    fn get(&self, folder: &Folder) -> Result<&Encoder, EmbedError> {
-        if let Some(e) = self.0.get() {
-            return Ok(e);
+    /// Loads the model in each call, keeping nothing.
+    pub fn once() -> Loaded {
+        Loaded {
+            once: true,
+            model: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The kept model of `folder`, loaded now if it was not yet (the folder is the same for
+    /// every call); `None` when this keeps nothing.
+    fn kept(&self, folder: &Folder) -> Result<Option<&Encoder>, EmbedError> {
+        if self.once {
+            return Ok(None);
+        }
+        if let Some(e) = self.model.get() {
+            return Ok(Some(e));
         }
         let e = Encoder::load(folder)?;
-        Ok(self.0.get_or_init(|| e))
+        Ok(Some(self.model.get_or_init(|| e)))
     }
 }
 
@@ -649,7 +666,14 @@ pub fn sentence_vectors(
     };
     if !missing.is_empty() {
         let start = std::time::Instant::now();
-        let encoder = loaded.get(folder)?;
+        let this_call;
+        let encoder = match loaded.kept(folder)? {
+            Some(e) => e,
+            None => {
+                this_call = Encoder::load(folder)?;
+                &this_call
+            }
+        };
         done.load_seconds = start.elapsed().as_secs_f64();
         bar.set_length(missing.len() as u64);
         let todo: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();

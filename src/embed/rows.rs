@@ -118,77 +118,63 @@ fn add_f16_portable(table: &[u16], ids: &[u32], sum: &mut [f32], from: usize) {
 #[cfg(target_arch = "x86_64")]
 const REGS: usize = 8;
 
-/// # Safety
-/// The CPU has AVX-512F.
+/// One f16 kernel: `$lanes` floats a register, its halves loaded by `$half` and widened by
+/// `$cvt`; the columns past the last whole register go to the portable loop.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn add_f16_avx512(table: &[u16], ids: &[u32], sum: &mut [f32]) {
-    use std::arch::x86_64::*;
-    const LANES: usize = 16;
-    let dims = sum.len();
-    let mut b = 0;
-    while b + LANES <= dims {
-        let width = ((dims - b) / LANES).min(REGS) * LANES;
-        let mut acc = [_mm512_setzero_ps(); REGS];
-        for (a, s) in acc.iter_mut().zip(sum[b..b + width].chunks_exact(LANES)) {
-            // SAFETY: `s` holds LANES floats.
-            *a = unsafe { _mm512_loadu_ps(s.as_ptr()) };
-        }
-        for &id in ids {
-            let at = id as usize * dims + b;
-            for (a, h) in acc
-                .iter_mut()
-                .zip(table[at..at + width].chunks_exact(LANES))
-            {
-                // SAFETY: `h` holds LANES halves, 32 bytes.
-                let h = unsafe { _mm256_loadu_si256(h.as_ptr().cast()) };
-                *a = _mm512_add_ps(*a, _mm512_cvtph_ps(h));
+macro_rules! f16_kernel {
+    ($(#[$doc:meta])* $name:ident, $feature:literal, $lanes:literal, $zero:ident, $load:ident,
+     $half:ident, $cvt:ident, $add:ident, $store:ident) => {
+        $(#[$doc])*
+        #[target_feature(enable = $feature)]
+        unsafe fn $name(table: &[u16], ids: &[u32], sum: &mut [f32]) {
+            use std::arch::x86_64::*;
+            const LANES: usize = $lanes;
+            let dims = sum.len();
+            let mut b = 0;
+            while b + LANES <= dims {
+                let width = ((dims - b) / LANES).min(REGS) * LANES;
+                let mut acc = [$zero(); REGS];
+                for (a, s) in acc.iter_mut().zip(sum[b..b + width].chunks_exact(LANES)) {
+                    // SAFETY: `s` holds LANES floats.
+                    *a = unsafe { $load(s.as_ptr()) };
+                }
+                for &id in ids {
+                    let at = id as usize * dims + b;
+                    for (a, h) in acc
+                        .iter_mut()
+                        .zip(table[at..at + width].chunks_exact(LANES))
+                    {
+                        // SAFETY: `h` holds LANES halves, the register's width in bytes / 2.
+                        let h = unsafe { $half(h.as_ptr().cast()) };
+                        *a = $add(*a, $cvt(h));
+                    }
+                }
+                for (a, s) in acc.iter().zip(sum[b..b + width].chunks_exact_mut(LANES)) {
+                    // SAFETY: `s` holds LANES floats.
+                    unsafe { $store(s.as_mut_ptr(), *a) };
+                }
+                b += width;
             }
+            add_f16_portable(table, ids, sum, b);
         }
-        for (a, s) in acc.iter().zip(sum[b..b + width].chunks_exact_mut(LANES)) {
-            // SAFETY: `s` holds LANES floats.
-            unsafe { _mm512_storeu_ps(s.as_mut_ptr(), *a) };
-        }
-        b += width;
-    }
-    add_f16_portable(table, ids, sum, b);
+    };
 }
 
-/// # Safety
-/// The CPU has AVX and F16C.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx,f16c")]
-unsafe fn add_f16_avx2(table: &[u16], ids: &[u32], sum: &mut [f32]) {
-    use std::arch::x86_64::*;
-    const LANES: usize = 8;
-    let dims = sum.len();
-    let mut b = 0;
-    while b + LANES <= dims {
-        let width = ((dims - b) / LANES).min(REGS) * LANES;
-        let mut acc = [_mm256_setzero_ps(); REGS];
-        for (a, s) in acc.iter_mut().zip(sum[b..b + width].chunks_exact(LANES)) {
-            // SAFETY: `s` holds LANES floats.
-            *a = unsafe { _mm256_loadu_ps(s.as_ptr()) };
-        }
-        for &id in ids {
-            let at = id as usize * dims + b;
-            for (a, h) in acc
-                .iter_mut()
-                .zip(table[at..at + width].chunks_exact(LANES))
-            {
-                // SAFETY: `h` holds LANES halves, 16 bytes.
-                let h = unsafe { _mm_loadu_si128(h.as_ptr().cast()) };
-                *a = _mm256_add_ps(*a, _mm256_cvtph_ps(h));
-            }
-        }
-        for (a, s) in acc.iter().zip(sum[b..b + width].chunks_exact_mut(LANES)) {
-            // SAFETY: `s` holds LANES floats.
-            unsafe { _mm256_storeu_ps(s.as_mut_ptr(), *a) };
-        }
-        b += width;
-    }
-    add_f16_portable(table, ids, sum, b);
-}
+f16_kernel!(
+    /// # Safety
+    /// The CPU has AVX-512F.
+    add_f16_avx512, "avx512f", 16, _mm512_setzero_ps, _mm512_loadu_ps, _mm256_loadu_si256,
+    _mm512_cvtph_ps, _mm512_add_ps, _mm512_storeu_ps
+);
+
+#[cfg(target_arch = "x86_64")]
+f16_kernel!(
+    /// # Safety
+    /// The CPU has AVX and F16C.
+    add_f16_avx2, "avx,f16c", 8, _mm256_setzero_ps, _mm256_loadu_ps, _mm_loadu_si128,
+    _mm256_cvtph_ps, _mm256_add_ps, _mm256_storeu_ps
+);
 
 #[cfg(test)]
 mod tests {

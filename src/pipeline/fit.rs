@@ -135,13 +135,26 @@ fn cluster_documents(
 ) -> Result<Clustered, PipelineError> {
     let mut tfidf = vectorize(settings, prepared, progress)?;
     let (reducer, lsa) = reduce(settings, &tfidf, progress)?;
-    let (vectors, embedding) = features(settings, prepared, &tfidf, lsa, progress)?;
+    // The sentence model: kept from the documents for the named topics when there are any
+    // (and let go before k-means runs), else let go as soon as the documents have their vectors.
+    let model = match settings.cluster.named().is_empty() {
+        true => crate::embed::Loaded::once(),
+        false => crate::embed::Loaded::default(),
+    };
+    let (vectors, embedding) = features(settings, prepared, (&tfidf, &model), lsa, progress)?;
     // The whole texts were the sentence model's; the rest of the fit reads snippets.
     prepared.texts = None;
     let space = embedding
         .as_ref()
         .map_or(FeatureSpace::Tfidf, |e| e.features);
-    let guides = super::guides::guides(settings, prepared, (&tfidf, &reducer), space, progress)?;
+    let guides = super::guides::guides(
+        settings,
+        prepared,
+        (&tfidf, &reducer, &model),
+        space,
+        progress,
+    )?;
+    drop(model);
     let previous_k = previous.and_then(|p| p.fitted_k);
     let (clustering, k_selection) = cluster(
         settings,
@@ -352,7 +365,7 @@ fn reduce(
 fn features(
     settings: &Settings,
     prepared: &Prepared,
-    tfidf: &TfIdf,
+    (tfidf, model): (&TfIdf, &crate::embed::Loaded),
     lsa: Array2<f32>,
     progress: &mut Progress,
 ) -> Result<(Array2<f32>, Option<SavedEmbedding>), PipelineError> {
@@ -371,7 +384,7 @@ fn features(
             crate::embed::sentence_vectors(
                 params,
                 &texts,
-                (Some(&cache), &crate::embed::Loaded::default()),
+                (Some(&cache), model),
                 crate::progress::warn,
                 bar,
             )

@@ -13,18 +13,19 @@ use super::PipelineError;
 use crate::cluster::guided::Guides;
 use crate::cluster::{ClusterError, NamedError};
 use crate::config::Settings;
-use crate::embed::FeatureSpace;
+use crate::embed::{FeatureSpace, Loaded};
 use crate::progress::Progress;
 use crate::reduce::Reducer;
 use crate::tokenize::{Analyzer, TokenizedCorpus};
 use crate::vectorize::TfIdf;
 use ndarray::{Array2, Axis};
 
-/// The named topics' vectors for features `space`, or `None` without named topics.
+/// The named topics' vectors for features `space`, or `None` without named topics; the
+/// sentence model is the fit's `model`.
 pub(super) fn guides(
     settings: &Settings,
     prepared: &Prepared,
-    (tfidf, reducer): (&TfIdf, &Reducer),
+    (tfidf, reducer, model): (&TfIdf, &Reducer, &Loaded),
     space: FeatureSpace,
     progress: &Progress,
 ) -> Result<Option<Guides>, PipelineError> {
@@ -49,7 +50,7 @@ pub(super) fn guides(
         }
     }
     let sentences = match space.embeds() {
-        true => Some(sentence_means(settings)?),
+        true => Some(sentence_means(settings, model)?),
         false => None,
     };
     let mut vectors = crate::embed::combine(
@@ -94,15 +95,16 @@ fn unknown_words(settings: &Settings, tokens: &TokenizedCorpus, tfidf: &TfIdf) -
         .collect()
 }
 
-/// Each named topic's sentence vector: the unit mean of its name's and seeds' vectors.
-fn sentence_means(settings: &Settings) -> Result<Array2<f32>, PipelineError> {
+/// Each named topic's sentence vector: the unit mean of its name's and seeds' vectors, by the
+/// fit's `model` (loaded already when the documents needed it).
+fn sentence_means(settings: &Settings, model: &Loaded) -> Result<Array2<f32>, PipelineError> {
     let named = settings.cluster.named();
     let texts: Vec<&str> = named.iter().flat_map(|t| t.texts()).collect();
     let bar = indicatif::ProgressBar::hidden();
     let (each, _) = crate::embed::sentence_vectors(
         &settings.embed,
         &texts,
-        (None, &crate::embed::Loaded::default()),
+        (None, model),
         crate::progress::warn,
         &bar,
     )?;
