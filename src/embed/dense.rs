@@ -7,7 +7,8 @@
 //! zero-fills every output before writing it. Here the weights are laid out once in panels of
 //! two registers' width (32 columns with AVX-512, 16 with AVX2), each output tile is held in
 //! registers (12 rows by 32 columns in 24 of AVX-512's 32; 6 rows by 16 columns in 12 of AVX2's
-//! 16), and the output is written once.
+//! 16), and the output is written once. The same tiles read the attention's small products
+//! where their operands lie, rows a stride apart ([`InRows`]), with nothing packed.
 //!
 //! Every output value is one chain of fused multiply-adds over `k` in order, started at its
 //! column's bias (or 0), whatever its row's place in the batch: so a text's vector does not
@@ -49,14 +50,37 @@ struct Tile {
 /// A caller guarantees what [`tile512`] lists, for its kernel's [`Tile`], and that the CPU has
 /// the kernel's instructions.
 #[cfg(target_arch = "x86_64")]
-type TileFn = unsafe fn(*const f32, usize, *const f32, *const f32, *mut f32, usize, usize, usize);
+type TileFn = unsafe fn(&TileArgs);
 
-/// A kernel: its tile's shape and the tile function.
+/// What a tile reads and writes: pointers into the operands and the output.
+#[cfg(target_arch = "x86_64")]
+struct TileArgs {
+    /// The left-hand side: a packed block (`k` columns of the tile's rows, one column after
+    /// the other), or `rows` rows `lda` apart read in place.
+    a: *const f32,
+    lda: usize,
+    k: usize,
+    /// The panel: `k` rows of the kernel's width, `ldb` apart.
+    b: *const f32,
+    ldb: usize,
+    /// The panel's columns' biases (the kernel's width of them).
+    bias: *const f32,
+    /// The output: `rows` rows `ldc` apart, of which the first `cols` columns are written.
+    c: *mut f32,
+    ldc: usize,
+    rows: usize,
+    cols: usize,
+}
+
+/// A kernel: its tile's shape and the tile function, for a packed left-hand side and for one
+/// read in place.
 #[derive(Clone, Copy)]
 struct Kernel {
     tile: Tile,
     #[cfg(target_arch = "x86_64")]
-    run: TileFn,
+    packed: TileFn,
+    #[cfg(target_arch = "x86_64")]
+    in_rows: TileFn,
 }
 
 impl Kernel {
@@ -66,12 +90,14 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             Level::Avx512 => Some(Kernel {
                 tile: AVX512_TILE,
-                run: tile512,
+                packed: tile512::<true>,
+                in_rows: tile512::<false>,
             }),
             #[cfg(target_arch = "x86_64")]
             Level::Avx2 => Some(Kernel {
                 tile: AVX2_TILE,
-                run: tile256,
+                packed: tile256::<true>,
+                in_rows: tile256::<false>,
             }),
             _ => None,
         }
@@ -158,16 +184,83 @@ impl Dense {
     }
 }
 
-/// Whether our f32 kernels run on this CPU (else candle's matmul).
-pub(super) fn has_kernel() -> bool {
-    Kernel::of(simd::level()).is_some()
-}
+/// Products whose operands are read where they lie, rows a stride apart, with no bias: the
+/// attention's (`bert.rs`), formed during a pass, too small to be worth packing. Each output
+/// is one chain of fused multiply-adds over `k` in order, as [`Packed`]'s.
+#[derive(Clone, Copy)]
+pub(super) struct InRows(Kernel);
 
-/// `x w` (no bias) for `x` of `n` rows and `w` of `(k, m)`, packed on the spot: for the small
-/// products formed during a pass (the attention's); `None` where no kernel of ours runs.
-pub(super) fn product_of(x: &[f32], n: usize, w: &[f32], k: usize, m: usize) -> Option<Vec<f32>> {
-    let kernel = Kernel::of(simd::level())?;
-    Some(Packed::new(kernel, w, &vec![0.0; m], k, m).product(x, n))
+/// Zeros for the bias of a product without one (two AVX-512 registers' worth).
+static NO_BIAS: [f32; AVX512_TILE.panel] = [0.0; AVX512_TILE.panel];
+
+impl InRows {
+    /// The kernel of this CPU's level; `None` where no kernel of ours runs.
+    pub(super) fn new() -> Option<InRows> {
+        Kernel::of(simd::level()).map(InRows)
+    }
+
+    /// The columns of a panel: the right-hand side is read this many columns at a time.
+    pub(super) fn width(&self) -> usize {
+        self.0.tile.panel
+    }
+
+    /// The rows of a tile: a product of at most this many rows is one pass over its panels.
+    pub(super) fn block(&self) -> usize {
+        self.0.tile.rows
+    }
+
+    /// `c = a b`: `a` is `n` rows of `k` values, `lda` apart; `b` is `k` rows, `ldb` apart,
+    /// of which the first `m` columns count, read in whole panels of [`Self::width`] columns
+    /// (so `b` must hold them: the panels past `m` are read, not used); `c` gets `n` rows of
+    /// `m` values, `ldc` apart. Panics when a slice is too short for that.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn product(
+        &self,
+        (a, lda): (&[f32], usize),
+        (b, ldb): (&[f32], usize),
+        (c, ldc): (&mut [f32], usize),
+        n: usize,
+        k: usize,
+        m: usize,
+    ) {
+        let Tile { rows, panel } = self.0.tile;
+        if n == 0 || m == 0 {
+            return;
+        }
+        let panels = m.div_ceil(panel);
+        assert!(
+            k > 0 && a.len() >= (n - 1) * lda + k,
+            "left-hand side too short"
+        );
+        assert!(
+            b.len() >= (k - 1) * ldb + panels * panel,
+            "right-hand side too short"
+        );
+        assert!(c.len() >= (n - 1) * ldc + m, "output too short");
+        #[cfg(target_arch = "x86_64")]
+        for first in (0..n).step_by(rows) {
+            let live = (n - first).min(rows);
+            for j in 0..panels {
+                let args = TileArgs {
+                    a: a[first * lda..].as_ptr(),
+                    lda,
+                    k,
+                    b: b[j * panel..].as_ptr(),
+                    ldb,
+                    bias: NO_BIAS.as_ptr(),
+                    c: c[first * ldc + j * panel..].as_mut_ptr(),
+                    ldc,
+                    rows: live,
+                    cols: (m - j * panel).min(panel),
+                };
+                // SAFETY: the asserts above: rows `first..first + live` of `a` hold `k`
+                // values each, `b` holds `k` rows of panel `j`'s `panel` values, and `c`
+                // has room for `live` rows of `cols` values; the bias holds `panel` zeros;
+                // the kernel came from `Kernel::of`, for instructions this CPU runs.
+                unsafe { (self.0.in_rows)(&args) };
+            }
+        }
+    }
 }
 
 impl Packed {
@@ -241,7 +334,8 @@ impl Packed {
         let (k, m) = (self.k, self.m);
         let Kernel {
             tile: Tile { rows, panel },
-            run,
+            packed,
+            ..
         } = self.kernel;
         let panels = m.div_ceil(panel);
         let group = (GROUP_BYTES / (k * panel * 4)).max(1);
@@ -255,16 +349,18 @@ impl Packed {
                     // within the `n * m` values of `out` (`live` stops at row `n`, the columns
                     // at `m`); the CPU has the kernel's instructions (the caller's promise).
                     unsafe {
-                        run(
-                            block.as_ptr(),
+                        packed(&TileArgs {
+                            a: block.as_ptr(),
+                            lda: 0,
                             k,
-                            self.panels.as_ptr().add(j * k * panel),
-                            self.bias.as_ptr().add(j * panel),
-                            out.add(b * rows * m + j * panel),
-                            m,
-                            live,
-                            (m - j * panel).min(panel),
-                        );
+                            b: self.panels.as_ptr().add(j * k * panel),
+                            ldb: panel,
+                            bias: self.bias.as_ptr().add(j * panel),
+                            c: out.add(b * rows * m + j * panel),
+                            ldc: m,
+                            rows: live,
+                            cols: (m - j * panel).min(panel),
+                        });
                     }
                 }
             }
@@ -272,115 +368,137 @@ impl Packed {
     }
 }
 
-/// One AVX-512 output tile: a packed block of [`AVX512_TILE`]'s 12 rows (`k` columns of them)
-/// times one panel of its 32 columns, plus the bias, written to the first `rows` rows (`ldc`
-/// apart) of `c`, their first `cols` columns.
+/// The left-hand side's value of tile row `r` at `p`: from a packed block of `R` rows, or
+/// from row `r`'s own pointer.
+///
+/// # Safety
+/// As the tile's: `p < k`, and `rows[r]` (in rows) or `a` (packed) readable there.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn left<const PACKED: bool, const R: usize>(
+    a: *const f32,
+    rows: &[*const f32; R],
+    r: usize,
+    p: usize,
+) -> *const f32 {
+    // SAFETY: the caller's promise.
+    unsafe {
+        if PACKED {
+            a.add(p * R + r)
+        } else {
+            rows[r].add(p)
+        }
+    }
+}
+
+/// The left-hand side's rows for a tile read in place: row `r` at `a + r lda`, the last
+/// live row standing in for the rows past it (their outputs are not stored). Unused when
+/// packed.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn row_pointers<const PACKED: bool, const R: usize>(t: &TileArgs) -> [*const f32; R] {
+    std::array::from_fn(|r| {
+        if PACKED {
+            t.a
+        } else {
+            t.a.wrapping_add(r.min(t.rows - 1) * t.lda)
+        }
+    })
+}
+
+/// One AVX-512 output tile: [`AVX512_TILE`]'s 12 rows (`k` values of each, packed or in
+/// rows) times one panel of its 32 columns, plus the bias, written to the first `rows` rows
+/// (`ldc` apart) of `c`, their first `cols` columns.
 ///
 /// # Safety
 /// - The CPU has AVX-512F.
-/// - `a` is readable for `k * 12` values, `panel` for `k * 32`, `bias` for 32.
-/// - `rows <= 12`, `cols <= 32`, and `c` is writable for `cols` values at each of `rows`
-///   rows `ldc` apart.
+/// - Packed, `a` is readable for `k * 12` values; in rows, for `k` values at each of `rows`
+///   rows `lda` apart. `b` is readable for 32 values at each of `k` rows `ldb` apart, `bias`
+///   for 32.
+/// - `1 <= rows <= 12`, `cols <= 32`, and `c` is writable for `cols` values at each of
+///   `rows` rows `ldc` apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn tile512(
-    a: *const f32,
-    k: usize,
-    panel: *const f32,
-    bias: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    rows: usize,
-    cols: usize,
-) {
+unsafe fn tile512<const PACKED: bool>(t: &TileArgs) {
     use std::arch::x86_64::*;
     const R: usize = AVX512_TILE.rows;
-    const W: usize = AVX512_TILE.panel;
-    // SAFETY: every read is within the lengths the caller guarantees (bias 0..32, the panel's
-    // row p of 32 and the block's column p of 12 for p < k), and the masked stores write the
-    // first `cols` columns of the first `rows` rows only.
+    let rows = row_pointers::<PACKED, R>(t);
+    // SAFETY: every read is within the lengths the caller guarantees (bias 0..32, row p of
+    // the panel and column p of the block, or of each live row, for p < k), and the masked
+    // stores write the first `cols` columns of the first `rows` rows only.
     unsafe {
-        let b0 = _mm512_loadu_ps(bias);
-        let b1 = _mm512_loadu_ps(bias.add(16));
+        let b0 = _mm512_loadu_ps(t.bias);
+        let b1 = _mm512_loadu_ps(t.bias.add(16));
         let mut acc = [[b0, b1]; R];
-        for p in 0..k {
-            let w0 = _mm512_loadu_ps(panel.add(p * W));
-            let w1 = _mm512_loadu_ps(panel.add(p * W + 16));
-            let column = a.add(p * R);
+        for p in 0..t.k {
+            let w0 = _mm512_loadu_ps(t.b.add(p * t.ldb));
+            let w1 = _mm512_loadu_ps(t.b.add(p * t.ldb + 16));
             for (r, acc) in acc.iter_mut().enumerate() {
-                let v = _mm512_set1_ps(*column.add(r));
+                let v = _mm512_set1_ps(*left::<PACKED, R>(t.a, &rows, r, p));
                 acc[0] = _mm512_fmadd_ps(v, w0, acc[0]);
                 acc[1] = _mm512_fmadd_ps(v, w1, acc[1]);
             }
         }
-        let low: __mmask16 = if cols >= 16 { 0xffff } else { (1 << cols) - 1 };
-        let high: __mmask16 = if cols >= 32 {
+        let low: __mmask16 = if t.cols >= 16 {
             0xffff
-        } else if cols > 16 {
-            (1 << (cols - 16)) - 1
+        } else {
+            (1 << t.cols) - 1
+        };
+        let high: __mmask16 = if t.cols >= 32 {
+            0xffff
+        } else if t.cols > 16 {
+            (1 << (t.cols - 16)) - 1
         } else {
             0
         };
-        for (r, acc) in acc.iter().enumerate().take(rows) {
-            let row = c.add(r * ldc);
+        for (r, acc) in acc.iter().enumerate().take(t.rows) {
+            let row = t.c.add(r * t.ldc);
             _mm512_mask_storeu_ps(row, low, acc[0]);
             _mm512_mask_storeu_ps(row.add(16), high, acc[1]);
         }
     }
 }
 
-/// One AVX2 output tile: as [`tile512`], with [`AVX2_TILE`]'s blocks of 6 rows and panels of
-/// 16 columns.
+/// One AVX2 output tile: as [`tile512`], with [`AVX2_TILE`]'s 6 rows and panels of 16
+/// columns.
 ///
 /// # Safety
 /// - The CPU has AVX2 and FMA.
-/// - `a` is readable for `k * 6` values, `panel` for `k * 16`, `bias` for 16.
-/// - `rows <= 6`, `cols <= 16`, and `c` is writable for `cols` values at each of `rows` rows
-///   `ldc` apart.
+/// - As [`tile512`], with 6 rows and 16 columns.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn tile256(
-    a: *const f32,
-    k: usize,
-    panel: *const f32,
-    bias: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    rows: usize,
-    cols: usize,
-) {
+unsafe fn tile256<const PACKED: bool>(t: &TileArgs) {
     use std::arch::x86_64::*;
     const R: usize = AVX2_TILE.rows;
     const W: usize = AVX2_TILE.panel;
-    // SAFETY: every read is within the lengths the caller guarantees (bias 0..16, the panel's
-    // row p of 16 and the block's column p of 6 for p < k); a partial row goes through a local
-    // buffer, so only the first `cols` columns of the first `rows` rows are written.
+    let rows = row_pointers::<PACKED, R>(t);
+    // SAFETY: every read is within the lengths the caller guarantees (bias 0..16, row p of
+    // the panel and column p of the block, or of each live row, for p < k); a partial row
+    // goes through a local buffer, so only the first `cols` columns of the first `rows` rows
+    // are written.
     unsafe {
-        let b0 = _mm256_loadu_ps(bias);
-        let b1 = _mm256_loadu_ps(bias.add(8));
+        let b0 = _mm256_loadu_ps(t.bias);
+        let b1 = _mm256_loadu_ps(t.bias.add(8));
         let mut acc = [[b0, b1]; R];
-        for p in 0..k {
-            let w0 = _mm256_loadu_ps(panel.add(p * W));
-            let w1 = _mm256_loadu_ps(panel.add(p * W + 8));
-            let column = a.add(p * R);
+        for p in 0..t.k {
+            let w0 = _mm256_loadu_ps(t.b.add(p * t.ldb));
+            let w1 = _mm256_loadu_ps(t.b.add(p * t.ldb + 8));
             for (r, acc) in acc.iter_mut().enumerate() {
-                let v = _mm256_broadcast_ss(&*column.add(r));
+                let v = _mm256_broadcast_ss(&*left::<PACKED, R>(t.a, &rows, r, p));
                 acc[0] = _mm256_fmadd_ps(v, w0, acc[0]);
                 acc[1] = _mm256_fmadd_ps(v, w1, acc[1]);
             }
         }
-        for (r, acc) in acc.iter().enumerate().take(rows) {
-            let row = c.add(r * ldc);
-            if cols == W {
+        for (r, acc) in acc.iter().enumerate().take(t.rows) {
+            let row = t.c.add(r * t.ldc);
+            if t.cols == W {
                 _mm256_storeu_ps(row, acc[0]);
                 _mm256_storeu_ps(row.add(8), acc[1]);
             } else {
                 let mut part = [0.0f32; W];
                 _mm256_storeu_ps(part.as_mut_ptr(), acc[0]);
                 _mm256_storeu_ps(part.as_mut_ptr().add(8), acc[1]);
-                std::ptr::copy_nonoverlapping(part.as_ptr(), row, cols);
+                std::ptr::copy_nonoverlapping(part.as_ptr(), row, t.cols);
             }
         }
     }

@@ -11,7 +11,8 @@
 //! How: `vpdpbusd` multiplies unsigned bytes by signed ones, so a row's values `q` (−127..127)
 //! go in as `q + 128`, and `128 Σ w` of the column is taken off after. The tiles are those of
 //! the f32 kernels (12 rows by 32 columns with AVX-512, 6 by 16 with AVX-VNNI's 256 bits), over
-//! groups of 4 values of `k`; each output is `(Σ (q + 128) w − 128 Σ w) · (s_row s_column) +
+//! groups of 4 values of `k`, the quantized rows read as they were written, row after row (no
+//! packing); each output is `(Σ (q + 128) w − 128 Σ w) · (s_row s_column) +
 //! bias`. The i32 sums are exact, and a row's scale is its own, so a text's vector does not
 //! depend on its batch, and both kernels give the same bits.
 
@@ -46,8 +47,9 @@ type TileFn = unsafe fn(&TileArgs);
 /// What a tile reads and writes (pointers into the packed operands and the output).
 #[cfg(target_arch = "x86_64")]
 struct TileArgs {
-    /// The block's rows: `k4` groups of `rows` × 4 bytes.
+    /// The block's first row: `rows` rows of `k4` groups of 4 bytes, `lda` bytes apart.
     a: *const u8,
+    lda: usize,
     k4: usize,
     /// The block's rows' scales (`rows` values).
     row_scale: *const f32,
@@ -167,23 +169,18 @@ impl Quantized {
         self.tiles(&a, &row_scale, n)
     }
 
-    /// The rows of `x` as `q + 128` in blocks of the tile's rows, groups of 4 of `k` after
-    /// each other, and each row's scale.
+    /// The rows of `x` as `q + 128`, one after the other, each `k` padded to whole groups of
+    /// 4 (with 128, a zero, which meets zero weights), and each row's scale.
     fn quantize_rows(&self, x: &[f32], n: usize) -> (Vec<u8>, Vec<f32>) {
-        let (k, rows) = (self.k, self.kernel.tile.rows);
+        let k = self.k;
         assert_eq!(x.len(), n * k);
-        let (k4, blocks) = (k.div_ceil(4), n.div_ceil(rows));
-        // Each row quantized on its own scale, as `q + 128`; zero rows pad the last block
-        // (128 is a zero) and padded values of `k` meet zero weights.
-        let mut a = vec![128u8; blocks * k4 * rows * 4];
-        let mut row_scale = vec![0.0f32; blocks * rows];
-        let mut q = vec![128u8; k4 * 4];
-        for (i, row) in x.chunks_exact(k).enumerate() {
-            row_scale[i] = quantize_row(row, &mut q[..k]);
-            let (b, r) = (i / rows, i % rows);
-            for (g, four) in q.chunks_exact(4).enumerate() {
-                a[((b * k4 + g) * rows + r) * 4..][..4].copy_from_slice(four);
-            }
+        let lda = k.div_ceil(4) * 4;
+        let mut a = Vec::with_capacity(n * lda);
+        let mut row_scale = Vec::with_capacity(n);
+        let mut q = vec![128u8; lda];
+        for row in x.chunks_exact(k) {
+            row_scale.push(quantize_row(row, &mut q[..k]));
+            a.extend_from_slice(&q);
         }
         (a, row_scale)
     }
@@ -191,8 +188,9 @@ impl Quantized {
     /// The product from the quantized rows.
     fn tiles(&self, a: &[u8], row_scale: &[f32], n: usize) -> Vec<f32> {
         let k4 = self.k.div_ceil(4);
+        let lda = k4 * 4;
         let blocks = n.div_ceil(self.kernel.tile.rows);
-        let mut out = vec![0.0f32; n * self.m];
+        let mut out = Vec::<f32>::with_capacity(n * self.m);
         #[cfg(target_arch = "x86_64")]
         {
             let Kernel {
@@ -207,20 +205,22 @@ impl Quantized {
                     let live = (n - b * rows).min(rows);
                     for j in first..(first + group).min(panels) {
                         let args = TileArgs {
-                            a: a[b * k4 * rows * 4..].as_ptr(),
+                            a: a[b * rows * lda..].as_ptr(),
+                            lda,
                             k4,
                             row_scale: row_scale[b * rows..].as_ptr(),
                             panel: self.panels[j * k4 * panel * 4..].as_ptr(),
                             scale: self.scale[j * panel..].as_ptr(),
                             correction: self.correction[j * panel..].as_ptr(),
                             bias: self.bias[j * panel..].as_ptr(),
-                            c: out[b * rows * self.m + j * panel..].as_mut_ptr(),
+                            // SAFETY: within the `n * m` values `out` has room for.
+                            c: unsafe { out.as_mut_ptr().add(b * rows * self.m + j * panel) },
                             ldc: self.m,
                             rows: live,
                             cols: (self.m - j * panel).min(panel),
                         };
-                        // SAFETY: block `b` of `a` holds `k4 * rows * 4` bytes and its
-                        // `rows` scales; panel `j` holds `k4 * panel * 4` weights and its
+                        // SAFETY: block `b` of `a` is `live` rows of `lda` bytes and their
+                        // scales; panel `j` holds `k4 * panel * 4` weights and its
                         // `panel` scales, corrections and biases (all padded to whole
                         // panels); the tile writes `live` rows of `cols` columns, all within
                         // `out`'s `n * m` values (`live` stops at row `n`, `cols` at `m`);
@@ -229,6 +229,9 @@ impl Quantized {
                     }
                 }
             }
+            // SAFETY: the tiles above wrote every one of the `n * m` values: each block's
+            // live rows, each panel's columns.
+            unsafe { out.set_len(n * self.m) };
         }
         out
     }
@@ -257,12 +260,15 @@ fn quantize_row_avx512(row: &[f32], out: &mut [u8]) -> f32 {
     use std::arch::x86_64::*;
     assert!(out.len() >= row.len());
     let whole = row.len() / 16 * 16;
-    let mut top = _mm512_setzero_ps();
-    for c in row[..whole].chunks_exact(16) {
+    // Four maxima side by side (one would wait on each `vmaxps` before the next): the
+    // largest value is the same in any order.
+    let mut top = [_mm512_setzero_ps(); 4];
+    for (i, c) in row[..whole].chunks_exact(16).enumerate() {
         // SAFETY: `c` holds 16 values.
         let v = unsafe { _mm512_loadu_ps(c.as_ptr()) };
-        top = _mm512_max_ps(top, _mm512_abs_ps(v));
+        top[i % 4] = _mm512_max_ps(top[i % 4], _mm512_abs_ps(v));
     }
+    let top = _mm512_max_ps(_mm512_max_ps(top[0], top[1]), _mm512_max_ps(top[2], top[3]));
     let top = row[whole..]
         .iter()
         .fold(_mm512_reduce_max_ps(top), |t, v| t.max(v.abs()));
@@ -323,11 +329,20 @@ fn quantize_row_plain(row: &[f32], out: &mut [u8]) -> f32 {
     s
 }
 
+/// The tile's rows: row `r` at `a + r lda`, the last live row standing in for the rows past
+/// it (their outputs are not stored).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn row_pointers<const R: usize>(t: &TileArgs) -> [*const u8; R] {
+    std::array::from_fn(|r| t.a.wrapping_add(r.min(t.rows - 1) * t.lda))
+}
+
 /// One AVX-512 VNNI tile: 12 rows by 32 columns (two registers), 24 i32 accumulators.
 ///
 /// # Safety
 /// - The CPU has AVX-512F, AVX-512BW and AVX-512 VNNI.
-/// - `t.a` is readable for `t.k4 * 12 * 4` bytes, `t.row_scale` for 12 values, `t.panel` for
+/// - `t.a` is readable for `t.k4 * 4` bytes at each of `t.rows` rows `t.lda` apart,
+///   `t.row_scale` for `t.rows` values, `t.panel` for
 ///   `t.k4 * 32 * 4` bytes, `t.scale`, `t.correction` and `t.bias` for 32 values each.
 /// - `t.rows <= 12`, `t.cols <= 32`, and `t.c` is writable for `t.cols` values at each of
 ///   `t.rows` rows `t.ldc` apart.
@@ -338,16 +353,17 @@ unsafe fn tile512(t: &TileArgs) {
     const R: usize = VNNI512_TILE.rows;
     const W: usize = VNNI512_TILE.panel;
     // SAFETY: every read is within the lengths the caller guarantees (group p < k4 of the
-    // panel's 32 × 4 bytes and of the block's 12 × 4), and the masked stores write the first
+    // panel's 32 × 4 bytes and of each live row's `k4` × 4), and the masked stores write the first
     // `cols` columns of the first `rows` rows only.
     unsafe {
         let mut acc = [[_mm512_setzero_si512(); 2]; R];
+        let rows = row_pointers::<R>(t);
         for p in 0..t.k4 {
             let w0 = _mm512_loadu_si512(t.panel.add(p * W * 4).cast());
             let w1 = _mm512_loadu_si512(t.panel.add(p * W * 4 + 64).cast());
-            let group = t.a.add(p * R * 4);
             for (r, acc) in acc.iter_mut().enumerate() {
-                let v = _mm512_set1_epi32(std::ptr::read_unaligned(group.add(r * 4).cast::<i32>()));
+                let v =
+                    _mm512_set1_epi32(std::ptr::read_unaligned(rows[r].add(p * 4).cast::<i32>()));
                 acc[0] = _mm512_dpbusd_epi32(acc[0], v, w0);
                 acc[1] = _mm512_dpbusd_epi32(acc[1], v, w1);
             }
@@ -394,16 +410,17 @@ unsafe fn tile256(t: &TileArgs) {
     const R: usize = VNNI256_TILE.rows;
     const W: usize = VNNI256_TILE.panel;
     // SAFETY: every read is within the lengths the caller guarantees (group p < k4 of the
-    // panel's 16 × 4 bytes and of the block's 6 × 4); a partial row goes through a local
+    // panel's 16 × 4 bytes and of each live row's `k4` × 4); a partial row goes through a local
     // buffer, so only the first `cols` columns of the first `rows` rows are written.
     unsafe {
         let mut acc = [[_mm256_setzero_si256(); 2]; R];
+        let rows = row_pointers::<R>(t);
         for p in 0..t.k4 {
             let w0 = _mm256_loadu_si256(t.panel.add(p * W * 4).cast());
             let w1 = _mm256_loadu_si256(t.panel.add(p * W * 4 + 32).cast());
-            let group = t.a.add(p * R * 4);
             for (r, acc) in acc.iter_mut().enumerate() {
-                let v = _mm256_set1_epi32(std::ptr::read_unaligned(group.add(r * 4).cast::<i32>()));
+                let v =
+                    _mm256_set1_epi32(std::ptr::read_unaligned(rows[r].add(p * 4).cast::<i32>()));
                 acc[0] = _mm256_dpbusd_avx_epi32(acc[0], v, w0);
                 acc[1] = _mm256_dpbusd_avx_epi32(acc[1], v, w1);
             }

@@ -21,6 +21,7 @@
 //! unit-length and weighted so that the concatenation's cosine is
 //! `(1 - w) cos_lsa + w cos_embedding`, `w` = `[embed] weight`).
 
+mod attention;
 pub mod bert;
 pub mod cache;
 mod dense;
@@ -28,6 +29,7 @@ pub mod encoder;
 pub mod fetch;
 pub mod folder;
 pub mod int8;
+mod math;
 pub mod registry;
 mod rows;
 mod storage;
