@@ -8,12 +8,12 @@
 //! layer norms and the pooling stay in f32 (`bert.rs`), and so do the attention's own
 //! products, which are small beside these.
 //!
-//! How: `vpdpbusd` multiplies unsigned bytes by signed ones, so a row's values `q` (−127..127)
-//! go in as `q + 128`, and `128 Σ w` of the column is taken off after. The tiles are those of
+//! How: `vpdpbusd` multiplies unsigned bytes by signed ones: a row's values go in as bytes
+//! `a` over the row's own range (`v ≈ s a + low`), a weight as `q` in −127..127 times its
+//! column's scale, and `low Σ q` of the column is added after. The tiles are those of
 //! the f32 kernels (12 rows by 32 columns with AVX-512, 6 by 16 with AVX-VNNI's 256 bits), over
 //! groups of 4 values of `k`, the quantized rows read as they were written, row after row (no
-//! packing); each output is `(Σ (q + 128) w − 128 Σ w) · (s_row s_column) +
-//! bias`. The i32 sums are exact, and a row's scale is its own, so a text's vector does not
+//! packing); each output is `s_row s_column Σ a q + low_row s_column Σ q + bias`. The i32 sums are exact, and a row's scale is its own, so a text's vector does not
 //! depend on its batch, and both kernels give the same bits.
 
 use crate::simd::{self, Level};
@@ -51,13 +51,14 @@ struct TileArgs {
     a: *const u8,
     lda: usize,
     k4: usize,
-    /// The block's rows' scales (`rows` values).
+    /// The block's rows' scales and lowest values (`rows` values each).
     row_scale: *const f32,
+    row_low: *const f32,
     /// The panel: `k4` groups of `panel` × 4 bytes.
     panel: *const i8,
-    /// The panel's columns' scales, corrections and biases (`panel` values each).
+    /// The panel's columns' scales, sums and biases (`panel` values each).
     scale: *const f32,
-    correction: *const i32,
+    column_sum: *const f32,
     bias: *const f32,
     c: *mut f32,
     ldc: usize,
@@ -115,9 +116,10 @@ pub struct Quantized {
     k: usize,
     m: usize,
     panels: Vec<i8>,
-    /// Per column, zero-padded to whole panels: the weight's scale, `128 Σ q`, the bias.
+    /// Per column, zero-padded to whole panels: the weight's scale `s`, the sum of its
+    /// weights as quantized (`s Σ q`), the bias.
     scale: Vec<f32>,
-    correction: Vec<i32>,
+    column_sum: Vec<f32>,
     bias: Vec<f32>,
 }
 
@@ -132,15 +134,17 @@ impl Quantized {
             *s = top / 127.0;
         }
         let mut panels = vec![0i8; count * k4 * width * 4];
-        let mut correction = vec![0i32; count * width];
+        let mut column_sum = vec![0.0f32; count * width];
         for c in 0..m {
             let inv = if scale[c] > 0.0 { 1.0 / scale[c] } else { 0.0 };
             let (j, col) = (c / width, c % width);
+            let mut sum = 0i32;
             for p in 0..k {
                 let q = (w[p * m + c] * inv).round_ties_even().clamp(-127.0, 127.0) as i8;
                 panels[((j * k4 + p / 4) * width + col) * 4 + p % 4] = q;
-                correction[c] += 128 * q as i32;
+                sum += q as i32;
             }
+            column_sum[c] = scale[c] * sum as f32;
         }
         let mut padded = vec![0.0; count * width];
         padded[..m].copy_from_slice(bias);
@@ -150,7 +154,7 @@ impl Quantized {
             m,
             panels,
             scale,
-            correction,
+            column_sum,
             bias: padded,
         }
     }
@@ -165,28 +169,33 @@ impl Quantized {
 
     /// `x W + bias` for `x`, `n` rows of `k` values one after the other.
     pub fn product(&self, x: &[f32], n: usize) -> Vec<f32> {
-        let (a, row_scale) = self.quantize_rows(x, n);
-        self.tiles(&a, &row_scale, n)
+        let rows = self.quantize_rows(x, n);
+        self.tiles(&rows, n)
     }
 
-    /// The rows of `x` as `q + 128`, one after the other, each `k` padded to whole groups of
-    /// 4 (with 128, a zero, which meets zero weights), and each row's scale.
-    fn quantize_rows(&self, x: &[f32], n: usize) -> (Vec<u8>, Vec<f32>) {
+    /// The rows of `x` quantized ([`quantize_row`]), one after the other, each `k` padded to
+    /// whole groups of 4 (the padding meets zero weights).
+    fn quantize_rows(&self, x: &[f32], n: usize) -> Rows {
         let k = self.k;
         assert_eq!(x.len(), n * k);
         let lda = k.div_ceil(4) * 4;
-        let mut a = Vec::with_capacity(n * lda);
-        let mut row_scale = Vec::with_capacity(n);
-        let mut q = vec![128u8; lda];
+        let mut rows = Rows {
+            bytes: Vec::with_capacity(n * lda),
+            scale: Vec::with_capacity(n),
+            low: Vec::with_capacity(n),
+        };
+        let mut q = vec![0u8; lda];
         for row in x.chunks_exact(k) {
-            row_scale.push(quantize_row(row, &mut q[..k]));
-            a.extend_from_slice(&q);
+            let (scale, low) = quantize_row(row, &mut q[..k]);
+            rows.scale.push(scale);
+            rows.low.push(low);
+            rows.bytes.extend_from_slice(&q);
         }
-        (a, row_scale)
+        rows
     }
 
     /// The product from the quantized rows.
-    fn tiles(&self, a: &[u8], row_scale: &[f32], n: usize) -> Vec<f32> {
+    fn tiles(&self, rows_in: &Rows, n: usize) -> Vec<f32> {
         let k4 = self.k.div_ceil(4);
         let lda = k4 * 4;
         let blocks = n.div_ceil(self.kernel.tile.rows);
@@ -205,13 +214,14 @@ impl Quantized {
                     let live = (n - b * rows).min(rows);
                     for j in first..(first + group).min(panels) {
                         let args = TileArgs {
-                            a: a[b * rows * lda..].as_ptr(),
+                            a: rows_in.bytes[b * rows * lda..].as_ptr(),
                             lda,
                             k4,
-                            row_scale: row_scale[b * rows..].as_ptr(),
+                            row_scale: rows_in.scale[b * rows..].as_ptr(),
+                            row_low: rows_in.low[b * rows..].as_ptr(),
                             panel: self.panels[j * k4 * panel * 4..].as_ptr(),
                             scale: self.scale[j * panel..].as_ptr(),
-                            correction: self.correction[j * panel..].as_ptr(),
+                            column_sum: self.column_sum[j * panel..].as_ptr(),
                             bias: self.bias[j * panel..].as_ptr(),
                             // SAFETY: within the `n * m` values `out` has room for.
                             c: unsafe { out.as_mut_ptr().add(b * rows * self.m + j * panel) },
@@ -221,7 +231,7 @@ impl Quantized {
                         };
                         // SAFETY: block `b` of `a` is `live` rows of `lda` bytes and their
                         // scales; panel `j` holds `k4 * panel * 4` weights and its
-                        // `panel` scales, corrections and biases (all padded to whole
+                        // `panel` scales, sums and biases (all padded to whole
                         // panels); the tile writes `live` rows of `cols` columns, all within
                         // `out`'s `n * m` values (`live` stops at row `n`, `cols` at `m`);
                         // the kernel came from `Kernel::at`, which checked the CPU.
@@ -237,10 +247,13 @@ impl Quantized {
     }
 }
 
-/// A row as `q + 128` into `out` (`q = round(v / s)`, ties to even, in −127..127) and its
-/// scale `s = max |v| / 127` (0 for a zero row, whose `q` are all 0). The same operations at
-/// every level, so the same bytes; built for the wider instructions where the CPU has them.
-fn quantize_row(row: &[f32], out: &mut [u8]) -> f32 {
+/// A row's values as bytes: `a = round((v - low) / s)`, ties to even, in 0..255, with `low`
+/// the row's lowest value and `s = (high - low) / 255` (0 for a row of one value, whose bytes
+/// are all 0), so that `v ≈ s a + low`. The whole 0..255 of `vpdpbusd`'s unsigned bytes
+/// spans the row's own range: twice the steps of a scale around zero for the rows after a
+/// GELU, which are nearly all above zero. Gives `(s, low)`. The same operations at every
+/// level, so the same bytes; built for the wider instructions where the CPU has them.
+fn quantize_row(row: &[f32], out: &mut [u8]) -> (f32, f32) {
     #[cfg(target_arch = "x86_64")]
     if simd::has(Level::Avx512) {
         // SAFETY: the CPU has AVX-512F (the level says so).
@@ -252,81 +265,105 @@ fn quantize_row(row: &[f32], out: &mut [u8]) -> f32 {
     quantize_row_plain(row, out)
 }
 
-/// [`quantize_row_plain`] in AVX-512: the same operations (the largest `|v|`, one division,
-/// `v · (1/s)` rounded to nearest even by the CPU's default mode, clamped), 16 values at a time.
+/// The scale and inverse for a row's range (see [`quantize_row`]).
+#[inline(always)]
+fn step(low: f32, high: f32) -> (f32, f32) {
+    let s = (high - low) / 255.0;
+    (s, if s > 0.0 { 1.0 / s } else { 0.0 })
+}
+
+/// [`quantize_row_plain`] in AVX-512: the same operations (the lowest and highest values,
+/// one division, `(v - low) · (1/s)` rounded to nearest even by the CPU's default mode,
+/// clamped), 16 values at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn quantize_row_avx512(row: &[f32], out: &mut [u8]) -> f32 {
+fn quantize_row_avx512(row: &[f32], out: &mut [u8]) -> (f32, f32) {
     use std::arch::x86_64::*;
-    assert!(out.len() >= row.len());
+    assert!(out.len() >= row.len() && !row.is_empty());
     let whole = row.len() / 16 * 16;
-    // Four maxima side by side (one would wait on each `vmaxps` before the next): the
-    // largest value is the same in any order.
-    let mut top = [_mm512_setzero_ps(); 4];
+    // Four of each side by side (one would wait on each `vminps` before the next): the
+    // lowest and highest values are the same in any order.
+    let first = _mm512_set1_ps(row[0]);
+    let (mut low, mut high) = ([first; 4], [first; 4]);
     for (i, c) in row[..whole].chunks_exact(16).enumerate() {
         // SAFETY: `c` holds 16 values.
         let v = unsafe { _mm512_loadu_ps(c.as_ptr()) };
-        top[i % 4] = _mm512_max_ps(top[i % 4], _mm512_abs_ps(v));
+        low[i % 4] = _mm512_min_ps(low[i % 4], v);
+        high[i % 4] = _mm512_max_ps(high[i % 4], v);
     }
-    let top = _mm512_max_ps(_mm512_max_ps(top[0], top[1]), _mm512_max_ps(top[2], top[3]));
-    let top = row[whole..]
-        .iter()
-        .fold(_mm512_reduce_max_ps(top), |t, v| t.max(v.abs()));
-    let s = top / 127.0;
-    let inv = if s > 0.0 { 1.0 / s } else { 0.0 };
-    let (inv16, low, high, offset) = (
+    let low = _mm512_min_ps(_mm512_min_ps(low[0], low[1]), _mm512_min_ps(low[2], low[3]));
+    let high = _mm512_max_ps(
+        _mm512_max_ps(high[0], high[1]),
+        _mm512_max_ps(high[2], high[3]),
+    );
+    let (low, high) = row[whole..].iter().fold(
+        (_mm512_reduce_min_ps(low), _mm512_reduce_max_ps(high)),
+        |(l, h), &v| (l.min(v), h.max(v)),
+    );
+    let (s, inv) = step(low, high);
+    let (inv16, low16, top) = (
         _mm512_set1_ps(inv),
-        _mm512_set1_epi32(-127),
-        _mm512_set1_epi32(127),
-        _mm512_set1_epi32(128),
+        _mm512_set1_ps(low),
+        _mm512_set1_epi32(255),
     );
     for (c, o) in row[..whole].chunks_exact(16).zip(out.chunks_exact_mut(16)) {
         // SAFETY: `c` holds 16 values and `o` 16 bytes.
         unsafe {
-            let q = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(c.as_ptr()), inv16));
-            let q = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(q, low), high), offset);
+            let v = _mm512_sub_ps(_mm512_loadu_ps(c.as_ptr()), low16);
+            let q = _mm512_cvtps_epi32(_mm512_mul_ps(v, inv16));
+            let q = _mm512_min_epi32(_mm512_max_epi32(q, _mm512_setzero_si512()), top);
             _mm_storeu_si128(o.as_mut_ptr().cast(), _mm512_cvtepi32_epi8(q));
         }
     }
     for (o, v) in out[whole..].iter_mut().zip(&row[whole..]) {
-        *o = quantize_value(*v, inv);
+        *o = quantize_value(*v, low, inv);
     }
-    s
+    (s, low)
 }
 
-/// One value as `q + 128`.
+/// One value as a byte (see [`quantize_row`]).
 #[inline(always)]
-fn quantize_value(v: f32, inv: f32) -> u8 {
-    ((v * inv).round_ties_even().clamp(-127.0, 127.0) as i32 + 128) as u8
+fn quantize_value(v: f32, low: f32, inv: f32) -> u8 {
+    ((v - low) * inv).round_ties_even().clamp(0.0, 255.0) as u8
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn quantize_row_avx2(row: &[f32], out: &mut [u8]) -> f32 {
+fn quantize_row_avx2(row: &[f32], out: &mut [u8]) -> (f32, f32) {
     quantize_row_plain(row, out)
 }
 
 #[inline(always)]
-fn quantize_row_plain(row: &[f32], out: &mut [u8]) -> f32 {
+fn quantize_row_plain(row: &[f32], out: &mut [u8]) -> (f32, f32) {
     const L: usize = 16;
-    let mut lanes = [0.0f32; L];
+    assert!(!row.is_empty());
+    let (mut low, mut high) = ([row[0]; L], [row[0]; L]);
     let chunks = row.chunks_exact(L);
     let rest = chunks
         .remainder()
         .iter()
-        .fold(0.0f32, |t, v| t.max(v.abs()));
+        .fold((row[0], row[0]), |(l, h), &v| (l.min(v), h.max(v)));
     for c in chunks {
-        for (m, v) in lanes.iter_mut().zip(c) {
-            *m = m.max(v.abs());
+        for ((l, h), &v) in low.iter_mut().zip(high.iter_mut()).zip(c) {
+            *l = l.min(v);
+            *h = h.max(v);
         }
     }
-    let top = lanes.iter().fold(rest, |t, &v| t.max(v));
-    let s = top / 127.0;
-    let inv = if s > 0.0 { 1.0 / s } else { 0.0 };
+    let low = low.iter().fold(rest.0, |t, &v| t.min(v));
+    let high = high.iter().fold(rest.1, |t, &v| t.max(v));
+    let (s, inv) = step(low, high);
     for (o, v) in out.iter_mut().zip(row) {
-        *o = quantize_value(*v, inv);
+        *o = quantize_value(*v, low, inv);
     }
-    s
+    (s, low)
+}
+
+/// The quantized rows of a product's input (see [`quantize_row`]): the bytes, row after row,
+/// and each row's scale and lowest value.
+struct Rows {
+    bytes: Vec<u8>,
+    scale: Vec<f32>,
+    low: Vec<f32>,
 }
 
 /// The tile's rows: row `r` at `a + r lda`, the last live row standing in for the rows past
@@ -342,8 +379,8 @@ fn row_pointers<const R: usize>(t: &TileArgs) -> [*const u8; R] {
 /// # Safety
 /// - The CPU has AVX-512F, AVX-512BW and AVX-512 VNNI.
 /// - `t.a` is readable for `t.k4 * 4` bytes at each of `t.rows` rows `t.lda` apart,
-///   `t.row_scale` for `t.rows` values, `t.panel` for
-///   `t.k4 * 32 * 4` bytes, `t.scale`, `t.correction` and `t.bias` for 32 values each.
+///   `t.row_scale` and `t.row_low` for `t.rows` values, `t.panel` for `t.k4 * 32 * 4` bytes,
+///   `t.scale`, `t.column_sum` and `t.bias` for 32 values each.
 /// - `t.rows <= 12`, `t.cols <= 32`, and `t.c` is writable for `t.cols` values at each of
 ///   `t.rows` rows `t.ldc` apart.
 #[cfg(target_arch = "x86_64")]
@@ -369,9 +406,9 @@ unsafe fn tile512(t: &TileArgs) {
             }
         }
         let scale = [_mm512_loadu_ps(t.scale), _mm512_loadu_ps(t.scale.add(16))];
-        let correction = [
-            _mm512_loadu_si512(t.correction.cast()),
-            _mm512_loadu_si512(t.correction.add(16).cast()),
+        let column_sum = [
+            _mm512_loadu_ps(t.column_sum),
+            _mm512_loadu_ps(t.column_sum.add(16)),
         ];
         let bias = [_mm512_loadu_ps(t.bias), _mm512_loadu_ps(t.bias.add(16))];
         let low: __mmask16 = if t.cols >= 16 {
@@ -388,10 +425,13 @@ unsafe fn tile512(t: &TileArgs) {
         };
         for (r, acc) in acc.iter().enumerate().take(t.rows) {
             let s = _mm512_set1_ps(*t.row_scale.add(r));
+            let least = _mm512_set1_ps(*t.row_low.add(r));
             let row = t.c.add(r * t.ldc);
             for (h, mask) in [low, high].into_iter().enumerate() {
-                let sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[h], correction[h]));
-                let v = _mm512_fmadd_ps(sum, _mm512_mul_ps(s, scale[h]), bias[h]);
+                // s_row s_col Σ a q + low_row s_col Σ q + bias.
+                let shift = _mm512_fmadd_ps(least, column_sum[h], bias[h]);
+                let sum = _mm512_cvtepi32_ps(acc[h]);
+                let v = _mm512_fmadd_ps(sum, _mm512_mul_ps(s, scale[h]), shift);
                 _mm512_mask_storeu_ps(row.add(h * 16), mask, v);
             }
         }
@@ -426,17 +466,19 @@ unsafe fn tile256(t: &TileArgs) {
             }
         }
         let scale = [_mm256_loadu_ps(t.scale), _mm256_loadu_ps(t.scale.add(8))];
-        let correction = [
-            _mm256_loadu_si256(t.correction.cast()),
-            _mm256_loadu_si256(t.correction.add(8).cast()),
+        let column_sum = [
+            _mm256_loadu_ps(t.column_sum),
+            _mm256_loadu_ps(t.column_sum.add(8)),
         ];
         let bias = [_mm256_loadu_ps(t.bias), _mm256_loadu_ps(t.bias.add(8))];
         for (r, acc) in acc.iter().enumerate().take(t.rows) {
             let s = _mm256_set1_ps(*t.row_scale.add(r));
+            let least = _mm256_set1_ps(*t.row_low.add(r));
             let mut part = [0.0f32; W];
             for h in 0..2 {
-                let sum = _mm256_cvtepi32_ps(_mm256_sub_epi32(acc[h], correction[h]));
-                let v = _mm256_fmadd_ps(sum, _mm256_mul_ps(s, scale[h]), bias[h]);
+                let shift = _mm256_fmadd_ps(least, column_sum[h], bias[h]);
+                let sum = _mm256_cvtepi32_ps(acc[h]);
+                let v = _mm256_fmadd_ps(sum, _mm256_mul_ps(s, scale[h]), shift);
                 _mm256_storeu_ps(part.as_mut_ptr().add(h * 8), v);
             }
             std::ptr::copy_nonoverlapping(part.as_ptr(), t.c.add(r * t.ldc), t.cols);
@@ -518,29 +560,39 @@ mod tests {
         }
     }
 
-    /// The wide quantization gives the plain one's bytes and scale.
+    /// The wide quantization gives the plain one's bytes, scale and lowest value; the lowest
+    /// value lands on 0 and the highest on 255, and every value is back within half a step.
     #[test]
     fn rows_quantize_alike_at_every_level() {
         for len in [1, 15, 16, 17, 384, 1537] {
             let row = data(len, len as u64);
             let mut plain = vec![0u8; len];
-            let s = quantize_row_plain(&row, &mut plain);
-            // The scale is the largest |v| over 127, and that value lands on ±127.
-            let (at, top) = row.iter().enumerate().fold((0, 0.0f32), |(i, t), (j, v)| {
-                if v.abs() > t {
-                    (j, v.abs())
-                } else {
-                    (i, t)
-                }
-            });
-            assert_eq!(s, top / 127.0, "{len}");
-            assert_eq!(plain[at], if row[at] > 0.0 { 255 } else { 1 }, "{len}");
+            let (s, low) = quantize_row_plain(&row, &mut plain);
+            let least = row.iter().cloned().fold(f32::MAX, f32::min);
+            let most = row.iter().cloned().fold(f32::MIN, f32::max);
+            assert_eq!((s, low), ((most - least) / 255.0, least), "{len}");
+            for (v, q) in row.iter().zip(&plain) {
+                assert!(
+                    (s * *q as f32 + low - v).abs() <= s * 0.5001 + 1e-7,
+                    "{len}: {v}, {q}"
+                );
+            }
+            if len > 1 {
+                let at = |x: f32| row.iter().position(|&v| v == x).unwrap();
+                assert_eq!((plain[at(least)], plain[at(most)]), (0, 255), "{len}");
+            } else {
+                assert_eq!((s, plain[0]), (0.0, 0), "one value: no step, byte 0");
+            }
             #[cfg(target_arch = "x86_64")]
             if simd::cpu() >= Level::Avx512 {
                 let mut wide = vec![0u8; len];
                 // SAFETY: the CPU has AVX-512F (the AVX-512 level says so).
-                let t = unsafe { quantize_row_avx512(&row, &mut wide) };
-                assert_eq!((s.to_bits(), &plain), (t.to_bits(), &wide), "{len}");
+                let (t, l) = unsafe { quantize_row_avx512(&row, &mut wide) };
+                assert_eq!(
+                    (s.to_bits(), low.to_bits(), &plain),
+                    (t.to_bits(), l.to_bits(), &wide),
+                    "{len}"
+                );
             } else {
                 eprintln!("no AVX-512 here: the plain quantization only");
             }
