@@ -195,8 +195,12 @@ impl Progress {
     /// Records a finished stage, and reports it when it succeeded (`detail` is `Some`). `used` is
     /// what the stage alone used, when it ran alone.
     fn record(&mut self, name: &str, secs: f64, used: Option<Usage>, detail: Option<String>) {
-        // The kernel's peak since the last reset: the stage's own under TOPICMAP_DEBUG_RSS.
-        let peak = status_mib("VmHWM:");
+        // The kernel's peak since the last reset (the stage's own under TOPICMAP_DEBUG_RSS),
+        // and what is resident now, from one reading: read apart, other threads' pages could
+        // land between them and put "now" above the peak.
+        let status = std::fs::read_to_string("/proc/self/status").ok();
+        let field = |name: &str| status.as_deref().and_then(|s| status_mib(s, name));
+        let peak = field("VmHWM:");
         // The process's peak so far, which run.json and JSON logs keep whatever the resets.
         let before = self
             .stages
@@ -227,7 +231,7 @@ impl Progress {
             .map(|m| format!("  {m:>6.0} MiB peak"))
             .unwrap_or_default();
         if std::env::var_os("TOPICMAP_DEBUG_RSS").is_some() {
-            if let Some(now) = status_mib("VmRSS:") {
+            if let Some(now) = field("VmRSS:") {
                 mem.push_str(&format!("  {now:>6.0} MiB now"));
             }
             // The next line's peak is then that stage's own (Linux resets VmHWM to VmRSS; so
@@ -297,10 +301,11 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
-/// A memory figure of this process from `/proc/self/status`, in MiB (`VmHWM:` is the peak
-/// resident set, `VmRSS:` the current one); `None` where the kernel does not report it.
-fn status_mib(field: &str) -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+/// A memory figure of this process from the text of `/proc/self/status`, in MiB (`VmHWM:` is
+/// the peak resident set, `VmRSS:` the current one; the kernel gives both from one count, so the
+/// peak is never below the current one within a reading); `None` where the kernel does not
+/// report it.
+fn status_mib(status: &str, field: &str) -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with(field))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024.0)
