@@ -26,11 +26,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     topicmap::heap::tune(topicmap::heap::Workload::Whole);
-    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
-        // SAFETY: no other thread exists yet. As `src/main.rs`: candle runs each operation on
-        // the calling thread, so the batches side by side do not queue for candle's pool.
-        unsafe { std::env::set_var("CANDLE_NUM_THREADS", "1") };
-    }
+    // SAFETY: no other thread exists yet.
+    unsafe { topicmap::embed::encoder::one_candle_thread_per_batch() };
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| a != "--bench")

@@ -111,7 +111,7 @@ pub fn between_stages() {
 /// Sets mimalloc's `option` unless its environment variable `var` is set.
 fn set(option: c_int, var: &CStr, value: c_long) {
     // SAFETY: getenv reads the environment, which topicmap writes only at the start of `main`
-    // (`one_candle_thread_per_batch` in main.rs), after this and before any thread; mi_option_set
+    // (`embed::encoder::one_candle_thread_per_batch`, from main.rs), after this and before any thread; mi_option_set
     // only stores an option's value, which mimalloc reads atomically.
     unsafe {
         if libc::getenv(var.as_ptr()).is_null() {

@@ -21,24 +21,13 @@ static TUNE_HEAP: extern "C" fn() = {
     tune
 };
 
-/// Makes candle run each operation on the calling thread (`CANDLE_NUM_THREADS=1`, unless the
-/// environment sets it), so that the encoder's batches, run side by side on the rayon pool,
-/// do not queue for candle's own pool (which takes one call at a time): measured 252 against
-/// 158 short texts/s on 2 cores. Called first thing in `main`, before any thread exists, as
-/// setting the environment requires.
-fn one_candle_thread_per_batch() {
-    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
-        // SAFETY: no other thread exists yet (this runs first in `main`; the heap hook before
-        // `main` starts none), so nothing reads the environment while it changes.
-        unsafe { std::env::set_var("CANDLE_NUM_THREADS", "1") };
-    }
-}
-
 fn main() -> ExitCode {
     // Without the hook above, as early as `main` can.
     #[cfg(not(target_os = "linux"))]
     topicmap::heap::tune(topicmap::heap::Workload::Whole);
-    one_candle_thread_per_batch();
+    // SAFETY: no other thread exists yet (this runs first in `main`; the heap hook before
+    // `main` starts none).
+    unsafe { topicmap::embed::encoder::one_candle_thread_per_batch() };
     let args = topicmap::cli::Args::parse();
     let codes = args.exit_codes;
     match topicmap::cli::dispatch(args) {

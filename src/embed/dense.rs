@@ -185,7 +185,7 @@ impl Dense {
 }
 
 /// Products whose operands are read where they lie, rows a stride apart, with no bias: the
-/// attention's (`bert.rs`), formed during a pass, too small to be worth packing. Each output
+/// attention's (`attention.rs`), formed during a pass, too small to be worth packing. Each output
 /// is one chain of fused multiply-adds over `k` in order, as [`Packed`]'s.
 #[derive(Clone, Copy)]
 pub(super) struct InRows(Kernel);
@@ -213,7 +213,6 @@ impl InRows {
     /// of which the first `m` columns count, read in whole panels of [`Self::width`] columns
     /// (so `b` must hold them: the panels past `m` are read, not used); `c` gets `n` rows of
     /// `m` values, `ldc` apart. Panics when a slice is too short for that.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn product(
         &self,
         (a, lda): (&[f32], usize),
@@ -391,19 +390,13 @@ unsafe fn left<const PACKED: bool, const R: usize>(
     }
 }
 
-/// The left-hand side's rows for a tile read in place: row `r` at `a + r lda`, the last
-/// live row standing in for the rows past it (their outputs are not stored). Unused when
-/// packed.
+/// A tile's `R` left-hand rows read in place: row `r` at `a + r lda`, the last of the `live`
+/// rows standing in for the rows past it (their outputs are not stored). The int8 tiles
+/// (`int8.rs`) read their rows so too.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn row_pointers<const PACKED: bool, const R: usize>(t: &TileArgs) -> [*const f32; R] {
-    std::array::from_fn(|r| {
-        if PACKED {
-            t.a
-        } else {
-            t.a.wrapping_add(r.min(t.rows - 1) * t.lda)
-        }
-    })
+pub(super) fn rows_at<T, const R: usize>(a: *const T, lda: usize, live: usize) -> [*const T; R] {
+    std::array::from_fn(|r| a.wrapping_add(r.min(live - 1) * lda))
 }
 
 /// One AVX-512 output tile: [`AVX512_TILE`]'s 12 rows (`k` values of each, packed or in
@@ -422,7 +415,11 @@ fn row_pointers<const PACKED: bool, const R: usize>(t: &TileArgs) -> [*const f32
 unsafe fn tile512<const PACKED: bool>(t: &TileArgs) {
     use std::arch::x86_64::*;
     const R: usize = AVX512_TILE.rows;
-    let rows = row_pointers::<PACKED, R>(t);
+    let rows: [*const f32; R] = if PACKED {
+        [t.a; R]
+    } else {
+        rows_at(t.a, t.lda, t.rows)
+    };
     // SAFETY: every read is within the lengths the caller guarantees (bias 0..32, row p of
     // the panel and column p of the block, or of each live row, for p < k), and the masked
     // stores write the first `cols` columns of the first `rows` rows only.
@@ -471,7 +468,11 @@ unsafe fn tile256<const PACKED: bool>(t: &TileArgs) {
     use std::arch::x86_64::*;
     const R: usize = AVX2_TILE.rows;
     const W: usize = AVX2_TILE.panel;
-    let rows = row_pointers::<PACKED, R>(t);
+    let rows: [*const f32; R] = if PACKED {
+        [t.a; R]
+    } else {
+        rows_at(t.a, t.lda, t.rows)
+    };
     // SAFETY: every read is within the lengths the caller guarantees (bias 0..16, row p of
     // the panel and column p of the block, or of each live row, for p < k); a partial row
     // goes through a local buffer, so only the first `cols` columns of the first `rows` rows

@@ -16,6 +16,8 @@
 //! packing); each output is `s_row s_column Σ a q + low_row s_column Σ q + bias`. The i32 sums are exact, and a row's scale is its own, so a text's vector does not
 //! depend on its batch, and both kernels give the same bits.
 
+#[cfg(target_arch = "x86_64")]
+use super::dense::rows_at;
 use crate::simd::{self, Level};
 
 /// Bytes of packed weights a group of panels holds (as the f32 kernels').
@@ -366,14 +368,6 @@ struct Rows {
     low: Vec<f32>,
 }
 
-/// The tile's rows: row `r` at `a + r lda`, the last live row standing in for the rows past
-/// it (their outputs are not stored).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn row_pointers<const R: usize>(t: &TileArgs) -> [*const u8; R] {
-    std::array::from_fn(|r| t.a.wrapping_add(r.min(t.rows - 1) * t.lda))
-}
-
 /// One AVX-512 VNNI tile: 12 rows by 32 columns (two registers), 24 i32 accumulators.
 ///
 /// # Safety
@@ -394,7 +388,7 @@ unsafe fn tile512(t: &TileArgs) {
     // `cols` columns of the first `rows` rows only.
     unsafe {
         let mut acc = [[_mm512_setzero_si512(); 2]; R];
-        let rows = row_pointers::<R>(t);
+        let rows: [*const u8; R] = rows_at(t.a, t.lda, t.rows);
         for p in 0..t.k4 {
             let w0 = _mm512_loadu_si512(t.panel.add(p * W * 4).cast());
             let w1 = _mm512_loadu_si512(t.panel.add(p * W * 4 + 64).cast());
@@ -454,7 +448,7 @@ unsafe fn tile256(t: &TileArgs) {
     // buffer, so only the first `cols` columns of the first `rows` rows are written.
     unsafe {
         let mut acc = [[_mm256_setzero_si256(); 2]; R];
-        let rows = row_pointers::<R>(t);
+        let rows: [*const u8; R] = rows_at(t.a, t.lda, t.rows);
         for p in 0..t.k4 {
             let w0 = _mm256_loadu_si256(t.panel.add(p * W * 4).cast());
             let w1 = _mm256_loadu_si256(t.panel.add(p * W * 4 + 32).cast());
