@@ -16,6 +16,8 @@
 //! kernels ran.
 
 use super::int8::{self, Quantized};
+#[cfg(target_arch = "x86_64")]
+use super::storage::rows_at;
 use super::storage::values_of;
 use crate::simd::{self, Level};
 use candle_core::{Result, Tensor};
@@ -388,15 +390,6 @@ unsafe fn left<const PACKED: bool, const R: usize>(
             rows[r].add(p)
         }
     }
-}
-
-/// A tile's `R` left-hand rows read in place: row `r` at `a + r lda`, the last of the `live`
-/// rows standing in for the rows past it (their outputs are not stored). The int8 tiles
-/// (`int8.rs`) read their rows so too.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(super) fn rows_at<T, const R: usize>(a: *const T, lda: usize, live: usize) -> [*const T; R] {
-    std::array::from_fn(|r| a.wrapping_add(r.min(live - 1) * lda))
 }
 
 /// One AVX-512 output tile: [`AVX512_TILE`]'s 12 rows (`k` values of each, packed or in

@@ -17,7 +17,7 @@
 //! depend on its batch, and both kernels give the same bits.
 
 #[cfg(target_arch = "x86_64")]
-use super::dense::rows_at;
+use super::storage::rows_at;
 use crate::simd::{self, Level};
 
 /// Bytes of packed weights a group of panels holds (as the f32 kernels').
