@@ -215,7 +215,7 @@ fn issue_37_the_default_features_follow_the_documents_length() {
     let (log, features) = run_features(&short, &tmp.path().join("short"));
     assert_eq!(features, "embedding");
     assert!(
-        log.contains("; features embedding (the default: a median document of"),
+        log.contains("\nfeatures embedding (the default: a median document of"),
         "{log}"
     );
     assert!(log.contains("terms, under 20)"), "{log}");
@@ -247,7 +247,7 @@ fn issue_37_the_default_features_follow_the_documents_length() {
     let (log, features) = run_features(&long, &tmp.path().join("long"));
     assert_eq!(features, "both");
     assert!(
-        log.contains("; features both (the default: a median document of"),
+        log.contains("\nfeatures both (the default: a median document of"),
         "{log}"
     );
     assert!(log.contains("terms, at least 20)"), "{log}");

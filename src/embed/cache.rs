@@ -135,7 +135,7 @@ impl VectorCache {
         let entries: Vec<(u128, &[f32])> = keys
             .iter()
             .zip(vectors.rows())
-            .map(|(k, row)| (*k, row.to_slice().expect("standard layout")))
+            .map(|(k, row)| (*k, row.to_slice().expect("a row's values side by side")))
             .chain(
                 old.into_iter()
                     .map(|(k, &i)| (*k, &self.vectors[i * self.dims..(i + 1) * self.dims])),

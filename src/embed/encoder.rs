@@ -16,7 +16,7 @@ use super::EmbedError;
 use super::Folder;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 use candle_nn::VarBuilder;
-use ndarray::Array2;
+use ndarray::{Array2, ArrayViewMut2};
 
 /// Makes candle run each operation on the calling thread (`CANDLE_NUM_THREADS=1`, unless the
 /// environment sets it), so that the encoder's batches, run side by side on the rayon pool,
@@ -97,15 +97,28 @@ impl SentenceEncoder {
             .collect())
     }
 
-    /// One vector per text (row `i` is `texts[i]`'s), in batches of at most `batch` texts of
-    /// equal length, as many batches at once as there are cores; `done(n)` is called after
-    /// each batch with the number of texts it held.
+    /// One vector per text (row `i` is `texts[i]`'s): [`Self::encode_into`] a new matrix.
     pub fn encode(
         &self,
         texts: &[&str],
         batch: usize,
         done: impl Fn(usize) + Sync,
     ) -> Result<Array2<f32>, EmbedError> {
+        let mut out = Array2::<f32>::zeros((texts.len(), self.dims));
+        self.encode_into(texts, batch, out.view_mut(), done)?;
+        Ok(out)
+    }
+
+    /// One vector per text into `out` (row `i` is `texts[i]`'s, zero on entry), in batches of
+    /// at most `batch` texts of equal length, as many batches at once as there are cores;
+    /// `done(n)` is called after each batch with the number of texts it held.
+    pub fn encode_into(
+        &self,
+        texts: &[&str],
+        batch: usize,
+        mut out: ArrayViewMut2<f32>,
+        done: impl Fn(usize) + Sync,
+    ) -> Result<(), EmbedError> {
         use rayon::prelude::*;
         let ids = self.token_ids(texts)?;
         let batches = batches(&ids, batch);
@@ -121,7 +134,6 @@ impl SentenceEncoder {
             })
             .collect::<candle_core::Result<_>>()
             .map_err(|e| EmbedError::Encode(e.to_string()))?;
-        let mut out = Array2::<f32>::zeros((texts.len(), self.dims));
         for (rows, vectors) in batches.iter().zip(&pooled) {
             for (&i, v) in rows.iter().zip(vectors.chunks_exact(self.dims)) {
                 let mut row = out.row_mut(i);
@@ -131,7 +143,7 @@ impl SentenceEncoder {
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The pooled vectors of equal-length token rows, row after row.
@@ -179,9 +191,31 @@ impl Encoder {
         batch: usize,
         done: impl Fn(usize) + Sync,
     ) -> Result<Array2<f32>, EmbedError> {
+        let mut out = Array2::<f32>::zeros((texts.len(), self.dims()));
+        self.encode_into(texts, batch, out.view_mut(), done)?;
+        Ok(out)
+    }
+
+    /// [`Self::encode`] into `out`'s rows (zero on entry; its rows may lie apart, as the
+    /// sentence part of the features k-means clusters does, [`super::Sentences`]).
+    pub fn encode_into(
+        &self,
+        texts: &[&str],
+        batch: usize,
+        out: ArrayViewMut2<f32>,
+        done: impl Fn(usize) + Sync,
+    ) -> Result<(), EmbedError> {
         match self {
-            Encoder::Transformer(e) => e.encode(texts, batch, done),
-            Encoder::Static(t) => t.encode(texts, done),
+            Encoder::Transformer(e) => e.encode_into(texts, batch, out, done),
+            Encoder::Static(t) => t.encode_into(texts, out, done),
+        }
+    }
+
+    /// The vector's length.
+    pub fn dims(&self) -> usize {
+        match self {
+            Encoder::Transformer(e) => e.dims(),
+            Encoder::Static(t) => t.dims(),
         }
     }
 }

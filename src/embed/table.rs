@@ -16,7 +16,7 @@
 use super::folder::check_weights;
 use super::rows::Rows;
 use super::EmbedError;
-use ndarray::Array2;
+use ndarray::ArrayViewMut2;
 use std::path::{Path, PathBuf};
 
 /// The tensor names a static table may have.
@@ -324,19 +324,20 @@ impl TokenTable {
         Ok(e.get_ids().to_vec())
     }
 
-    /// One unit vector per text (row `i` is `texts[i]`'s; zero for a text without a token).
+    /// One unit vector per text into `out` (row `i` is `texts[i]`'s, zero on entry; zero for a
+    /// text without a token).
     /// The texts are cut into one run per worker thread, each with its own cache of words
     /// (kept for the whole run and for the next call, so each thread spells a word once), and each run goes in
     /// chunks; `done(n)` is called after each chunk. A text's vector depends on its text
     /// alone, never on the run or the thread.
-    pub fn encode(
+    pub fn encode_into(
         &self,
         texts: &[&str],
+        mut out: ArrayViewMut2<f32>,
         done: impl Fn(usize) + Sync,
-    ) -> Result<Array2<f32>, EmbedError> {
+    ) -> Result<(), EmbedError> {
         use rayon::prelude::*;
         const CHUNK: usize = 256;
-        let mut out = Array2::<f32>::zeros((texts.len(), self.dims));
         let per_run = texts.len().div_ceil(rayon::current_num_threads()).max(1);
         out.axis_chunks_iter_mut(ndarray::Axis(0), per_run)
             .into_par_iter()
@@ -352,7 +353,7 @@ impl TokenTable {
                 for (i, text) in run.iter().enumerate() {
                     self.cached_token_ids(text, &mut seen, &mut ids)?;
                     let mut row = rows.row_mut(i);
-                    let row = row.as_slice_mut().expect("standard layout");
+                    let row = row.as_slice_mut().expect("a row's values lie side by side");
                     self.mean_into(&ids, &mut kept, row);
                     if (i + 1) % CHUNK == 0 || i + 1 == run.len() {
                         done((i % CHUNK) + 1);
@@ -360,8 +361,7 @@ impl TokenTable {
                 }
                 self.seen.lock().expect("not poisoned").push(seen);
                 Ok::<(), EmbedError>(())
-            })?;
-        Ok(out)
+            })
     }
 
     /// The mean of the rows of `ids` (special tokens and ids past the table left out), unit

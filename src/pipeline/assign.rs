@@ -285,17 +285,22 @@ fn assign_batch(
 ) -> Result<Assignment, PipelineError> {
     let model = &placer.model;
     let cleaning = prepare::Cleaning::Apply(model.cleaner());
-    let texts = placer.texts();
+    let embedder = placer.embedder();
     let prepared = match corpus {
-        Some(c) => {
-            prepare::prepare_corpus(c, opts.on_bad(), cleaning, &model.tokenize, texts, progress)?
-        }
+        Some(c) => prepare::prepare_corpus(
+            c,
+            opts.on_bad(),
+            cleaning,
+            &model.tokenize,
+            embedder,
+            progress,
+        )?,
         None => prepare::prepare(
             &opts.inputs,
             opts.on_bad(),
             cleaning,
             &model.tokenize,
-            texts,
+            embedder,
             progress,
         )?,
     };

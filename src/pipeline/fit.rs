@@ -34,11 +34,11 @@ use std::path::Path;
 /// are described, named and scored (those stages leave the other core idle part of the time).
 pub fn fit(
     settings: &Settings,
-    mut prepared: Prepared,
+    (mut prepared, model): (Prepared, FitModel),
     previous: Option<PreviousTopics>,
     progress: &mut Progress,
 ) -> Result<Analysis, PipelineError> {
-    let mut c = cluster_documents(settings, &mut prepared, previous.as_ref(), progress)?;
+    let mut c = cluster_documents(settings, &mut prepared, model, previous.as_ref(), progress)?;
     // The map is laid out for the fitted topics, which the model places documents into (naming
     // may merge the reported ones below).
     let fitted = MapTopics::of(&c.clustering);
@@ -126,24 +126,48 @@ struct Clustered {
     k_selection: Option<KSelection>,
 }
 
+/// The sentence model a fit's documents are embedded with, as they are prepared: kept from
+/// the documents for the named topics when there are any (and let go before k-means runs),
+/// else let go as soon as the documents have their vectors; and where the vectors are cached.
+pub struct FitModel {
+    loaded: crate::embed::Loaded,
+    cache: std::path::PathBuf,
+}
+
+impl FitModel {
+    pub fn new(settings: &Settings) -> FitModel {
+        FitModel {
+            loaded: match settings.cluster.named().is_empty() {
+                true => crate::embed::Loaded::once(),
+                false => crate::embed::Loaded::default(),
+            },
+            cache: settings.output.dir.join("cache"),
+        }
+    }
+
+    /// How the preparation embeds the documents (`None` without a model), each vector after
+    /// room for the LSA part when the features may be `both`.
+    pub fn embedder<'a>(&'a self, settings: &'a Settings) -> Option<super::prepare::Embedder<'a>> {
+        super::prepare::Embedder::of(
+            Some(&settings.embed),
+            Some(&self.cache),
+            &self.loaded,
+            settings.embed.lead(settings.reduce.dims()),
+        )
+    }
+}
+
 /// tfidf -> reduce -> the features k-means clusters -> the named topics' vectors -> cluster.
 fn cluster_documents(
     settings: &Settings,
     prepared: &mut Prepared,
+    FitModel { loaded: model, .. }: FitModel,
     previous: Option<&PreviousTopics>,
     progress: &mut Progress,
 ) -> Result<Clustered, PipelineError> {
     let mut tfidf = vectorize(settings, prepared, progress)?;
     let (reducer, lsa) = reduce(settings, &tfidf, progress)?;
-    // The sentence model: kept from the documents for the named topics when there are any
-    // (and let go before k-means runs), else let go as soon as the documents have their vectors.
-    let model = match settings.cluster.named().is_empty() {
-        true => crate::embed::Loaded::once(),
-        false => crate::embed::Loaded::default(),
-    };
-    let (vectors, embedding) = features(settings, prepared, (&tfidf, &model), lsa, progress)?;
-    // The whole texts were the sentence model's; the rest of the fit reads snippets.
-    prepared.texts = None;
+    let (vectors, embedding) = features(settings, prepared, &tfidf, lsa, progress)?;
     let space = embedding
         .as_ref()
         .map_or(FeatureSpace::Tfidf, |e| e.features);
@@ -360,91 +384,44 @@ fn reduce(
 }
 
 /// What k-means clusters (`[cluster] features`): the LSA vectors as they are, or the
-/// documents' sentence vectors, alone or beside them; with what the model saves of the
-/// sentence model.
+/// documents' sentence vectors (made as they were prepared), alone or beside them; with what
+/// the model saves of the sentence model. A default chosen by the documents' length is said.
 fn features(
     settings: &Settings,
-    prepared: &Prepared,
-    (tfidf, model): (&TfIdf, &crate::embed::Loaded),
+    prepared: &mut Prepared,
+    tfidf: &TfIdf,
     lsa: Array2<f32>,
-    progress: &mut Progress,
+    progress: &Progress,
 ) -> Result<(Array2<f32>, Option<SavedEmbedding>), PipelineError> {
     let params = &settings.embed;
     if !params.features.embeds() {
         return Ok((lsa, None));
     }
-    let texts: Vec<&str> = super::place::whole_texts(prepared)?;
-    let cache = settings.output.dir.join("cache");
+    let sentences = prepared.sentences.take().ok_or_else(|| {
+        crate::embed::EmbedError::Encode("the documents were prepared without the model".into())
+    })?;
     let language = settings.tokenize.language();
     let (space, median) = params.for_documents(tfidf.matrix(), language);
-    let (sentences, _) = progress.stage(
-        "embed",
-        |bar| {
-            crate::progress::count_on(bar, "embed", "texts");
-            crate::embed::sentence_vectors(
-                params,
-                &texts,
-                (Some(&cache), model),
-                crate::progress::warn,
-                bar,
-            )
-        },
-        |done| {
-            let mut line = embed_detail(params, done);
-            if params.by_length {
-                line.push_str(&format!(
-                    "; features {} (the default: a median document of {median} terms, {} {})",
-                    space.name(),
-                    if median < SHORT_FEATURES {
-                        "under"
-                    } else {
-                        "at least"
-                    },
-                    SHORT_FEATURES
-                ));
-                if median < SHORT_FEATURES && space == FeatureSpace::Both {
-                    line.push_str(&format!(
-                        "; beside the words, as the static table spells {language} in bytes"
-                    ));
-                }
-            }
-            line
-        },
-    )?;
-    let vectors = crate::embed::combine(space, params.weight, lsa, Some(sentences.view()));
-    Ok((vectors, SavedEmbedding::of(params, space)))
-}
-
-/// The embed stage's line: how many documents ran through the model, how many came from the
-/// cache, and the rate.
-fn embed_detail(
-    params: &crate::embed::EmbedValidParams,
-    (v, done): &(Array2<f32>, crate::embed::Embedded),
-) -> String {
-    let how = match (params.method, params.folder.as_ref().map(|f| f.precision())) {
-        (crate::embed::EmbedMethod::Transformer, Some(crate::embed::Precision::Int8)) => {
-            let kernel = crate::embed::int8::Kernel::best().map_or("", |k| k.name());
-            format!("transformer, int8 on {kernel}")
+    if params.by_length {
+        let mut line = format!(
+            "features {} (the default: a median document of {median} terms, {} {})",
+            space.name(),
+            if median < SHORT_FEATURES {
+                "under"
+            } else {
+                "at least"
+            },
+            SHORT_FEATURES
+        );
+        if median < SHORT_FEATURES && space == FeatureSpace::Both {
+            line.push_str(&format!(
+                "; beside the words, as the static table spells {language} in bytes"
+            ));
         }
-        (crate::embed::EmbedMethod::Transformer, _) => "transformer, f32".into(),
-        (method, _) => method.name().into(),
-    };
-    let mut s = format!(
-        "{} dims, {} texts embedded ({how})",
-        v.ncols(),
-        thousands(done.encoded),
-    );
-    if done.encoded > 0 && done.encode_seconds > 0.0 {
-        s.push_str(&format!(
-            " at {:.1} texts/s (model loaded in {:.2} s)",
-            done.encoded as f64 / done.encode_seconds,
-            done.load_seconds
-        ));
+        progress.info(&line);
     }
-    if done.cached > 0 {
-        s.push_str(&format!(", {} from the cache", thousands(done.cached)));
-    }
-    s
+    let vectors = crate::embed::combine(space, params.weight, lsa, Some(sentences));
+    Ok((vectors, SavedEmbedding::of(params, space)))
 }
 
 /// k-means on the reduced vectors (k chosen when automatic), refined on the TF-IDF rows.

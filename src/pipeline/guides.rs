@@ -57,7 +57,7 @@ pub(super) fn guides(
         space,
         settings.embed.weight,
         lsa,
-        sentences.as_ref().map(|s| s.view()),
+        sentences.map(crate::embed::Sentences::of),
     );
     crate::norm::unit_rows(vectors.view_mut());
     Ok(Some(Guides {
@@ -104,10 +104,11 @@ fn sentence_means(settings: &Settings, model: &Loaded) -> Result<Array2<f32>, Pi
     let (each, _) = crate::embed::sentence_vectors(
         &settings.embed,
         &texts,
-        (None, model),
+        (None, model, 0),
         crate::progress::warn,
         &bar,
     )?;
+    let each = each.view();
     let mut out = Array2::<f32>::zeros((named.len(), each.ncols()));
     let mut at = 0;
     for (t, mut row) in named.iter().zip(out.axis_iter_mut(Axis(0))) {

@@ -1,7 +1,7 @@
 //! The one place that runs the stages in order:
 //!
 //! ```text
-//! prepare: ingest -> clean -> tokenize
+//! prepare: ingest -> clean -> (embed, with a sentence model) -> tokenize
 //! fit:     vectorize (TF-IDF) -> reduce (LSA) -> cluster (k-means) -> describe -> trends -> evaluate
 //! render:  tables (CSV, Parquet, JSON) / workbook (XLSX) / charts (PNG, SVG) -> html (HTML)
 //! ```
@@ -68,12 +68,13 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
     let started = chrono::Utc::now();
     let mut progress = Progress::new(opts.quiet);
     let previous = fit::previous_topics(settings, opts.out.as_deref(), &progress)?;
+    let model = fit::FitModel::new(settings);
     let prepared = prepare::prepare(
         &settings.inputs,
         settings.output.on_bad_document,
         prepare::Cleaning::Fit(&settings.clean),
         &settings.tokenize,
-        prepare::Texts::for_embed(Some(&settings.embed)),
+        model.embedder(settings),
         &mut progress,
     )?;
     // `language = "auto"` resolved on the documents: the model and run.json say what was chosen.
@@ -81,7 +82,7 @@ pub fn run(settings: &Settings, opts: &RunOptions) -> Result<RunOutcome, Pipelin
         tokenize: prepared.tokenizer.clone(),
         ..settings.clone()
     };
-    let analysis = fit::fit(settings, prepared, previous, &mut progress)?;
+    let analysis = fit::fit(settings, (prepared, model), previous, &mut progress)?;
     report_folder::write_report("run", settings, &analysis, opts, started, &mut progress)
 }
 

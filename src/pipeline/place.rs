@@ -51,10 +51,17 @@ impl Placer {
         })
     }
 
-    /// What a preparation of documents for this model keeps: whole texts when the model embeds
-    /// them with the transformer.
-    pub fn texts(&self) -> super::prepare::Texts {
-        super::prepare::Texts::for_embed(self.embed.as_ref())
+    /// How a preparation of documents for this model embeds them (`None` when its features
+    /// use no model): with the fit's model, loaded once for every batch, each vector after room
+    /// for the LSA part when the features are `both`.
+    pub fn embedder(&self) -> Option<super::prepare::Embedder<'_>> {
+        let lead = |p: &crate::embed::EmbedValidParams| p.lead(self.model.reducer.dims());
+        super::prepare::Embedder::of(
+            self.embed.as_ref(),
+            None,
+            &self.loaded,
+            self.embed.as_ref().map_or(0, lead),
+        )
     }
 
     /// The model's topics (ids and labels) with a batch's `sizes` and `outliers` (by topic
@@ -167,14 +174,6 @@ fn assign_zero_shot(placer: &Placer, x: ndarray::ArrayView2<f32>) -> Clustering 
         .with_zero_shot(fixed.iter().map(Option::is_some).collect())
 }
 
-/// The prepared documents' whole texts, which the sentence model reads.
-pub(super) fn whole_texts(prepared: &Prepared) -> Result<Vec<&str>, PipelineError> {
-    let texts = prepared.texts.as_ref().ok_or_else(|| {
-        crate::embed::EmbedError::Encode("the documents were prepared without their texts".into())
-    })?;
-    Ok(texts.iter().map(String::as_str).collect())
-}
-
 /// Places prepared documents into the model's topics: TF-IDF, reduction, nearest centroid (in
 /// the term space for a refined model), outliers judged by the fit's floors. With `features`,
 /// each document's word counts per model feature come back too (for c-TF-IDF sums).
@@ -202,20 +201,15 @@ pub fn place(
         matrix.select_rows(&rows)
     };
     let lsa = placer.model.reducer.transform(&matrix)?;
-    let vectors = match (&placer.model.embedding, &placer.embed) {
-        (_, Some(params)) => {
-            let texts: Vec<&str> = whole_texts(&prepared)?;
-            let bar = indicatif::ProgressBar::hidden();
-            let (sentences, _) = crate::embed::sentence_vectors(
-                params,
-                &texts,
-                (None, &placer.loaded),
-                crate::progress::warn,
-                &bar,
-            )?;
-            crate::embed::combine(params.features, params.weight, lsa, Some(sentences.view()))
+    let vectors = match (&placer.embed, prepared.sentences.take()) {
+        (Some(params), Some(sentences)) => {
+            crate::embed::combine(params.features, params.weight, lsa, Some(sentences))
         }
-        _ => lsa,
+        (Some(_), None) => {
+            let why = "the documents were prepared without the model";
+            return Err(crate::embed::EmbedError::Encode(why.into()).into());
+        }
+        (None, _) => lsa,
     };
     let clustering = match &placer.term_centroids {
         Some(terms) => Clustering::assign_terms(

@@ -1,12 +1,17 @@
-//! Prepare: ingest -> clean -> tokenize, for `run` and `assign` alike.
+//! Prepare: ingest -> clean -> (embed) -> tokenize, for `run` and `assign` alike.
 //!
-//! [`Prepared`] is the one owner of row alignment: the corpus's documents and the tokenized
-//! documents stay in step, and every document left out on the way (empty after cleaning, or
+//! With a sentence model ([`Embedder`]) the cleaned texts are embedded before the tokenizer
+//! cuts each one to its snippet, so no second copy of the whole texts is kept for the model
+//! (about 100 MB for 75,000 abstracts).
+//!
+//! [`Prepared`] is the one owner of row alignment: the corpus's documents, the tokenized
+//! documents and the sentence vectors stay in step, and every document left out on the way (empty after cleaning, or
 //! without a word the vocabulary knows) is dropped here, recorded with its file and row, or
 //! stops the run in `fail` mode.
 
 use super::PipelineError;
 use crate::clean::{CleanBuffers, CleanTally, CleanValidParams, Cleaned, TextCleaner};
+use crate::embed::{EmbedValidParams, Embedded, Loaded, Sentences};
 use crate::ingest::{
     self, Corpus, Document, Duplicate, InputSpec, OnBadDocument, PeriodUnit, Skipped,
 };
@@ -50,22 +55,48 @@ pub enum Cleaning<'a> {
     Apply(&'a TextCleaner),
 }
 
-/// Which texts a preparation keeps beside the tokens: snippets only (each document's text is
-/// cut to one once tokenized), or also every document's whole cleaned text, which the sentence
-/// model reads (`[embed] method = "transformer"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Texts {
-    Snippets,
-    Whole,
+/// How a preparation embeds the documents' whole cleaned texts (`[embed]` with a model): the
+/// parameters, the vector cache's folder (a fit's; placement keeps none), the model (loaded
+/// on first use, [`Loaded`]) and the columns each vector leaves before it for the LSA part
+/// ([`Sentences`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Embedder<'a> {
+    pub params: &'a EmbedValidParams,
+    pub cache: Option<&'a std::path::Path>,
+    pub loaded: &'a Loaded,
+    pub lead: usize,
 }
 
-impl Texts {
-    /// Whole texts when the embed parameters read them, else snippets.
-    pub fn for_embed(params: Option<&crate::embed::EmbedValidParams>) -> Texts {
-        match params {
-            Some(p) if p.reads_texts() => Texts::Whole,
-            _ => Texts::Snippets,
-        }
+impl<'a> Embedder<'a> {
+    /// An embedder when the parameters read the texts (their features use the model).
+    pub fn of(
+        params: Option<&'a EmbedValidParams>,
+        cache: Option<&'a std::path::Path>,
+        loaded: &'a Loaded,
+        lead: usize,
+    ) -> Option<Embedder<'a>> {
+        params.filter(|p| p.reads_texts()).map(|params| Embedder {
+            params,
+            cache,
+            loaded,
+            lead,
+        })
+    }
+
+    /// The documents' sentence vectors, from their texts as they are now (cleaned, whole).
+    fn embed(
+        &self,
+        corpus: &Corpus,
+        bar: &indicatif::ProgressBar,
+    ) -> Result<(Sentences, Embedded), PipelineError> {
+        let texts: Vec<&str> = corpus.documents.iter().map(|d| d.text.as_str()).collect();
+        Ok(crate::embed::sentence_vectors(
+            self.params,
+            &texts,
+            (self.cache, self.loaded, self.lead),
+            crate::progress::warn,
+            bar,
+        )?)
     }
 }
 
@@ -79,8 +110,8 @@ pub struct Prepared {
     pub fitted: Option<TextCleaner>,
     /// What the rules removed from these documents.
     pub cleaned: CleanTally,
-    /// Each document's whole cleaned text, row for row, with [`Texts::Whole`].
-    pub texts: Option<Vec<String>>,
+    /// Each document's sentence vector, row for row, when prepared with an [`Embedder`].
+    pub sentences: Option<Sentences>,
     /// The tokenizer they were tokenized with: `language = "auto"` resolved (see
     /// [`resolve_language`]).
     pub tokenizer: TokenizerValidParams,
@@ -95,11 +126,11 @@ pub fn prepare(
     on_bad: OnBadDocument,
     cleaning: Cleaning<'_>,
     tokenizer: &TokenizerValidParams,
-    texts: Texts,
+    embedder: Option<Embedder<'_>>,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
     let corpus = ingest_stage(inputs, on_bad, progress)?;
-    prepare_corpus(corpus, on_bad, cleaning, tokenizer, texts, progress)
+    prepare_corpus(corpus, on_bad, cleaning, tokenizer, embedder, progress)
 }
 
 /// Cleans and tokenizes documents already read (a chunk of a stream, an Arrow batch).
@@ -108,7 +139,7 @@ pub fn prepare_corpus(
     on_bad: OnBadDocument,
     cleaning: Cleaning<'_>,
     tokenizer: &TokenizerValidParams,
-    texts: Texts,
+    embedder: Option<Embedder<'_>>,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
     let (cleaner, mut changed) = progress.stage(
@@ -139,14 +170,29 @@ pub fn prepare_corpus(
         progress.warn(&b.to_string());
     }
     let tokenizer = resolve_language(&corpus, tokenizer, progress);
+    let sentences = match embedder {
+        Some(e) => Some(
+            progress
+                .stage(
+                    "embed",
+                    |bar| {
+                        crate::progress::count_on(bar, "embed", "texts");
+                        e.embed(&corpus, bar)
+                    },
+                    |(v, done)| embed_detail(e.params, v, done),
+                )?
+                .0,
+        ),
+        None => None,
+    };
     let analyzer = Analyzer::new(&tokenizer);
-    let (tokens, whole) = progress.stage(
+    let tokens = progress.stage(
         "tokenize",
-        |_| Ok::<_, PipelineError>(tokenize(&mut corpus, &mut changed, &analyzer, texts)),
-        |(t, _): &(TokenizedCorpus, _)| format!("{} terms", thousands(t.terms.len())),
+        |_| Ok::<_, PipelineError>(tokenize(&mut corpus, &mut changed, &analyzer)),
+        |t: &TokenizedCorpus| format!("{} terms", thousands(t.terms.len())),
     )?;
     finish(
-        (corpus, tokens, whole),
+        (corpus, tokens, sentences),
         tokenizer,
         on_bad,
         match cleaner {
@@ -158,24 +204,42 @@ pub fn prepare_corpus(
     )
 }
 
-/// The documents' whole cleaned texts, when `texts` asks for them.
-fn whole_texts(corpus: &Corpus, texts: Texts) -> Option<Vec<String>> {
-    (texts == Texts::Whole).then(|| corpus.documents.iter().map(|d| d.text.clone()).collect())
+/// The embed stage's line: how many documents ran through the model, how many came from the
+/// cache, and the rate.
+fn embed_detail(params: &EmbedValidParams, v: &Sentences, done: &Embedded) -> String {
+    use crate::embed::{EmbedMethod, Precision};
+    let how = match (params.method, params.folder.as_ref().map(|f| f.precision())) {
+        (EmbedMethod::Transformer, Some(Precision::Int8)) => {
+            let kernel = crate::embed::int8::Kernel::best().map_or("", |k| k.name());
+            format!("transformer, int8 on {kernel}")
+        }
+        (EmbedMethod::Transformer, _) => "transformer, f32".into(),
+        (method, _) => method.name().into(),
+    };
+    let mut s = format!(
+        "{} dims, {} texts embedded ({how})",
+        v.view().ncols(),
+        thousands(done.encoded),
+    );
+    if done.encoded > 0 && done.encode_seconds > 0.0 {
+        s.push_str(&format!(
+            " at {:.1} texts/s (model loaded in {:.2} s)",
+            done.encoded as f64 / done.encode_seconds,
+            done.load_seconds
+        ));
+    }
+    if done.cached > 0 {
+        s.push_str(&format!(", {} from the cache", thousands(done.cached)));
+    }
+    s
 }
 
 /// Tokenizes the cleaned texts. Chunk by chunk, as the tokenizer finishes with them
 /// ([`TokenizedCorpus::build_releasing`]), changed documents get their original text back
 /// (for their snippet and exports) and every text is cut to its snippet: from there on the
 /// text is only shown, and the tokens carry the rest. So the full texts, most of the memory
-/// going into the stage, are freed during it rather than after. Returns the tokens and, with
-/// [`Texts::Whole`], the whole texts row for row (copied first).
-fn tokenize(
-    corpus: &mut Corpus,
-    changed: &mut Changed,
-    analyzer: &Analyzer,
-    texts: Texts,
-) -> (TokenizedCorpus, Option<Vec<String>>) {
-    let whole = whole_texts(corpus, texts);
+/// going into the stage, are freed during it rather than after.
+fn tokenize(corpus: &mut Corpus, changed: &mut Changed, analyzer: &Analyzer) -> TokenizedCorpus {
     // Each chunk's first row and its changed documents' originals (sorted by row).
     let mut rest: &mut [(usize, String)] = &mut changed.originals;
     let states: Vec<(usize, &mut [(usize, String)])> =
@@ -187,7 +251,7 @@ fn tokenize(
                 (rows.start, chunk)
             })
             .collect();
-    let tokens = TokenizedCorpus::build_releasing(
+    TokenizedCorpus::build_releasing(
         &mut corpus.documents,
         analyzer,
         states,
@@ -195,8 +259,7 @@ fn tokenize(
             restore_originals(first, docs, originals);
             crate::ingest::shorten_texts(docs, crate::ingest::SNIPPET_CHARS + 1);
         },
-    );
-    (tokens, whole)
+    )
 }
 
 /// Seeds the sample `language = "auto"` detects the language on: fixed, so runs repeat.
@@ -222,21 +285,26 @@ pub fn resolve_language(
     tokenizer.resolved(detection)
 }
 
-/// Cleans and tokenizes one chunk of a stream with `analyzer`, as [`prepare_corpus`] does but
-/// without recording stages (a chunk is a small part of one long stage). Documents left out are
-/// recorded in the chunk's skipped list (or fail, in `fail` mode).
+/// Cleans, embeds and tokenizes one chunk of a stream with `analyzer`, as [`prepare_corpus`]
+/// does but without recording stages (a chunk is a small part of one long stage). Documents
+/// left out are recorded in the chunk's skipped list (or fail, in `fail` mode).
 pub fn prepare_chunk(
     mut corpus: Corpus,
     on_bad: OnBadDocument,
     cleaner: &TextCleaner,
     analyzer: &Analyzer,
     tokenizer: &TokenizerValidParams,
-    texts: Texts,
+    embedder: Option<Embedder<'_>>,
 ) -> Result<Prepared, PipelineError> {
     let mut changed = clean_corpus(&mut corpus, cleaner);
-    let (tokens, whole) = tokenize(&mut corpus, &mut changed, analyzer, texts);
+    let bar = indicatif::ProgressBar::hidden();
+    let sentences = match embedder {
+        Some(e) => Some(e.embed(&corpus, &bar)?.0),
+        None => None,
+    };
+    let tokens = tokenize(&mut corpus, &mut changed, analyzer);
     finish(
-        (corpus, tokens, whole),
+        (corpus, tokens, sentences),
         tokenizer.clone(),
         on_bad,
         None,
@@ -248,7 +316,7 @@ pub fn prepare_chunk(
 /// Leaves out the documents with no token: first those the boilerplate and link rules emptied
 /// (counted in the tally), then those with nothing but stop words.
 fn finish(
-    (corpus, tokens, texts): (Corpus, TokenizedCorpus, Option<Vec<String>>),
+    (corpus, tokens, sentences): (Corpus, TokenizedCorpus, Option<Sentences>),
     tokenizer: TokenizerValidParams,
     on_bad: OnBadDocument,
     fitted: Option<TextCleaner>,
@@ -261,7 +329,7 @@ fn finish(
         tokenizer,
         fitted,
         cleaned: changed.tally,
-        texts,
+        sentences,
         on_bad,
     };
     let empty = prepared.tokens.empty_docs();
@@ -408,9 +476,8 @@ impl Prepared {
         self.corpus
             .documents
             .retain(|_| *it.next().unwrap_or(&true));
-        if let Some(texts) = &mut self.texts {
-            let mut it = keep.iter();
-            texts.retain(|_| *it.next().unwrap_or(&true));
+        if let Some(sentences) = &mut self.sentences {
+            sentences.retain(&keep);
         }
         self.tokens.retain_docs(&keep);
         Ok(keep)
@@ -526,7 +593,7 @@ mod tests {
             on_bad,
             Cleaning::Fit(&crate::clean::CleanValidParams::default()),
             &crate::tokenize::TokenizerParams::new().check().unwrap(),
-            Texts::Snippets,
+            None,
             &mut progress,
         )
         .unwrap()

@@ -130,12 +130,13 @@ fn fit_on_sample(
     let seen = sample.seen;
     let on_bad = settings.output.on_bad_document;
     let cleaning = prepare::Cleaning::Fit(&settings.clean);
+    let model = fit::FitModel::new(settings);
     let prepared = prepare::prepare_corpus(
         sample.corpus,
         on_bad,
         cleaning,
         &settings.tokenize,
-        prepare::Texts::for_embed(Some(&settings.embed)),
+        model.embedder(settings),
         progress,
     )?;
     let tokenizer = prepared.tokenizer.clone();
@@ -145,7 +146,7 @@ fn fit_on_sample(
         map: settings.map.clone().sample_only(),
         ..settings.clone()
     };
-    let fit = fit::fit(settings, prepared, previous, progress)?;
+    let fit = fit::fit(settings, (prepared, model), previous, progress)?;
     Ok((fit, seen, tokenizer))
 }
 
@@ -306,7 +307,7 @@ fn assign_all(
                 cleaner,
                 &analyzer,
                 &placer.model.tokenize,
-                placer.texts(),
+                placer.embedder(),
             )?;
             let placed = place::place(placer, prepared, true, &quiet_progress)?;
             cleaned.add(&placed.cleaned);
