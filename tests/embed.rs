@@ -426,12 +426,26 @@ fn issue_50_the_static_model_reproduces_wordllamas_similarities() {
         "卷积神经网络 für Bildverarbeitung — naïve café 🙂\ttab\nnewline",
         "a literal <s> and </s> and <unk> inside",
         "▁already▁has▁the▁marker",
+        "(e.g., LLMs), [1]-[3]; x_i^2 = f(x); 'quoted' \"double\" a/b c\\d {set} <tag> #hash",
+        "@at $5.00 50% ~tilde `code` 3rd 1st--2nd ... !?! end.) (start w/ http://a.b/c?d=e&f",
     ];
     assert!(
         table.cuts_words(),
         "WordLlama's tokenizer is cut into words"
     );
-    for t in odd.iter().chain(&texts) {
+    // Words are also cut inside, between two characters no token joins: every line of the
+    // fixtures (papers, hostile cells, eight languages) too.
+    let mut lines = Vec::new();
+    for f in ["papers.csv", "hostile.csv", "venues.csv", "papers.tsv"] {
+        lines.extend(fs::read_to_string(fixture(f)).unwrap().lines().map(String::from));
+    }
+    for entry in fs::read_dir(fixture("languages")).unwrap() {
+        let text = fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
+        lines.extend(text.lines().map(String::from));
+    }
+    assert!(lines.len() > 100, "{} fixture lines", lines.len());
+    let lines = lines.iter().map(String::as_str);
+    for t in odd.iter().copied().chain(texts.iter().copied()).chain(lines) {
         assert_eq!(
             table.token_ids(t).unwrap(),
             table.whole_text_ids(t).unwrap(),
