@@ -491,12 +491,42 @@ impl SpaceWords {
 
 /// A thread's words already cut into ids (by [`SpaceWords`]): each piece of text is known by
 /// its 128-bit XXH3 hash (as the vector cache knows texts) and its ids sit in one array, so a
-/// known word costs one hash and two reads. Emptied when it grows past [`WordIds::MAX`] words,
-/// so memory stays bounded on any corpus (about 40 bytes a word, 16 MB at most).
+/// known word costs one hash and two reads, and a frequent one a single read of its hot slot
+/// ([`HotWords`]). Emptied when it grows past [`WordIds::MAX`] words, so memory stays bounded
+/// on any corpus (about 40 bytes a word, 16 MB at most, and the hot slots' 512 KB).
 #[derive(Default)]
 struct WordIds {
     at: rustc_hash::FxHashMap<u128, (u32, u32)>,
     ids: Vec<u32>,
+    hot: HotWords,
+}
+
+/// The words a thread met last, by their hash's low bits (one slot each, the newest word
+/// wins), with up to three ids in the slot itself: 512 KB that stay in the core's cache, where
+/// the map and its ids (megabytes) cost two misses a word. Most words of a text are frequent
+/// ones ("the", "of", ",", "model"), so most are answered here.
+struct HotWords(Box<[HotWord]>);
+
+#[derive(Clone, Copy, Default)]
+struct HotWord {
+    key: u128,
+    /// Ids held (0: an empty slot).
+    len: u32,
+    ids: [u32; 3],
+}
+
+impl Default for HotWords {
+    fn default() -> Self {
+        HotWords(vec![HotWord::default(); Self::SLOTS].into_boxed_slice())
+    }
+}
+
+impl HotWords {
+    const SLOTS: usize = 1 << 14;
+
+    fn slot(&mut self, key: u128) -> &mut HotWord {
+        &mut self.0[key as usize & (Self::SLOTS - 1)]
+    }
 }
 
 impl WordIds {
@@ -513,8 +543,15 @@ impl WordIds {
     ) -> Result<(), EmbedError> {
         use tokenizers::Model;
         let key = xxhash_rust::xxh3::xxh3_128_with_seed(piece.as_bytes(), first as u64);
+        let hot = self.hot.slot(key);
+        if hot.key == key && hot.len > 0 {
+            out.extend_from_slice(&hot.ids[..hot.len as usize]);
+            return Ok(());
+        }
         if let Some(&(at, len)) = self.at.get(&key) {
-            out.extend_from_slice(&self.ids[at as usize..(at + len) as usize]);
+            let ids = &self.ids[at as usize..(at + len) as usize];
+            out.extend_from_slice(ids);
+            Self::keep_hot(hot, key, ids);
             return Ok(());
         }
         let mut word = String::with_capacity(piece.len() + 6);
@@ -539,6 +576,17 @@ impl WordIds {
         out.extend_from_slice(&self.ids[at..]);
         self.at
             .insert(key, (at as u32, (self.ids.len() - at) as u32));
+        Self::keep_hot(self.hot.slot(key), key, &self.ids[at..]);
         Ok(())
     }
+
+    /// Puts a word of at most three ids in its hot slot.
+    fn keep_hot(slot: &mut HotWord, key: u128, ids: &[u32]) {
+        if (1..=3).contains(&ids.len()) {
+            slot.key = key;
+            slot.len = ids.len() as u32;
+            slot.ids[..ids.len()].copy_from_slice(ids);
+        }
+    }
 }
+
