@@ -437,7 +437,12 @@ fn issue_50_the_static_model_reproduces_wordllamas_similarities() {
     // fixtures (papers, hostile cells, eight languages) too.
     let mut lines = Vec::new();
     for f in ["papers.csv", "hostile.csv", "venues.csv", "papers.tsv"] {
-        lines.extend(fs::read_to_string(fixture(f)).unwrap().lines().map(String::from));
+        lines.extend(
+            fs::read_to_string(fixture(f))
+                .unwrap()
+                .lines()
+                .map(String::from),
+        );
     }
     for entry in fs::read_dir(fixture("languages")).unwrap() {
         let text = fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
@@ -445,7 +450,12 @@ fn issue_50_the_static_model_reproduces_wordllamas_similarities() {
     }
     assert!(lines.len() > 100, "{} fixture lines", lines.len());
     let lines = lines.iter().map(String::as_str);
-    for t in odd.iter().copied().chain(texts.iter().copied()).chain(lines) {
+    for t in odd
+        .iter()
+        .copied()
+        .chain(texts.iter().copied())
+        .chain(lines)
+    {
         assert_eq!(
             table.token_ids(t).unwrap(),
             table.whole_text_ids(t).unwrap(),

@@ -5,9 +5,9 @@
 //! (about 100 MB for 75,000 abstracts).
 //!
 //! [`Prepared`] is the one owner of row alignment: the corpus's documents, the tokenized
-//! documents and the sentence vectors stay in step, and every document left out on the way (empty after cleaning, or
-//! without a word the vocabulary knows) is dropped here, recorded with its file and row, or
-//! stops the run in `fail` mode.
+//! documents and the sentence vectors stay in step, and every document left out on the way
+//! (empty after cleaning, or without a word the vocabulary knows) is dropped here, recorded
+//! with its file and row, or stops the run in `fail` mode.
 
 use super::PipelineError;
 use crate::clean::{CleanBuffers, CleanTally, CleanValidParams, Cleaned, TextCleaner};
@@ -119,8 +119,8 @@ pub struct Prepared {
     on_bad: OnBadDocument,
 }
 
-/// Reads, cleans and tokenizes every input. Documents with no words left are dropped (or stop
-/// the run, see [`Prepared::drop_rows`]).
+/// Reads, cleans, embeds (with an `embedder`) and tokenizes every input. Documents with no
+/// words left are dropped (or stop the run, see [`Prepared::drop_rows`]).
 pub fn prepare(
     inputs: &[InputSpec],
     on_bad: OnBadDocument,
@@ -133,7 +133,8 @@ pub fn prepare(
     prepare_corpus(corpus, on_bad, cleaning, tokenizer, embedder, progress)
 }
 
-/// Cleans and tokenizes documents already read (a chunk of a stream, an Arrow batch).
+/// Cleans, embeds (with an `embedder`) and tokenizes documents already read (a chunk of a
+/// stream, an Arrow batch).
 pub fn prepare_corpus(
     mut corpus: Corpus,
     on_bad: OnBadDocument,
