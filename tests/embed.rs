@@ -462,6 +462,24 @@ fn issue_50_the_static_model_reproduces_wordllamas_similarities() {
             "{t:?}"
         );
     }
+    // The words a thread has spelled are kept across texts (and calls): a text's vector is
+    // still its own. A word opening a text gets the leading `▁`, the same word inside another
+    // (cut after a bracket) does not: "MIDAS" opening a text and "LIDAR" after one once shared
+    // a cache key (XXH3's seed marked the first word; on short inputs it acts as a flip of
+    // a few input bits).
+    let shared = [
+        "a (LIDAR) sensor and (SAMIR) and (Midas)",
+        "MIDAS: Multimodal Interactive Digital-human Synthesis",
+        "SAMIR, an efficient registration framework",
+        "LidarPainter: One-Step Away From Any Lidar View",
+        "LATTS: Locally Adaptive Test-Time Scaling (LATTS)",
+    ];
+    let together = encoder.encode(&shared, 32, |_| {}).unwrap();
+    for (i, t) in shared.iter().enumerate() {
+        let fresh = Encoder::load(&folder).unwrap();
+        let alone = fresh.encode(&[t], 32, |_| {}).unwrap();
+        assert_eq!(together.row(i), alone.row(0), "{t:?}");
+    }
     let v = encoder.encode(&texts, 32, |_| {}).unwrap();
     for (i, row) in expected["similarity"]
         .as_array()

@@ -531,6 +531,8 @@ impl HotWords {
 
 impl WordIds {
     const MAX: usize = 400_000;
+    /// Marks the key of a piece that opens its text (digits of pi).
+    const FIRST: u128 = 0x243f_6a88_85a3_08d3_1319_8a2e_0370_7344;
 
     /// Appends the ids of `piece` (a piece of the text as given: `first` when it opens the text,
     /// which then gets the tokenizer's leading `▁`) to `out`.
@@ -542,7 +544,11 @@ impl WordIds {
         out: &mut Vec<u32>,
     ) -> Result<(), EmbedError> {
         use tokenizers::Model;
-        let key = xxhash_rust::xxh3::xxh3_128_with_seed(piece.as_bytes(), first as u64);
+        // Not a seed for `first`: on short inputs XXH3's seed acts as a change of a few input
+        // bits, so "MIDAS" opening a text and "LIDAR" inside one had one key. A constant on the
+        // output keeps the two keys apart as any two texts' hashes are.
+        let key =
+            xxhash_rust::xxh3::xxh3_128(piece.as_bytes()) ^ if first { Self::FIRST } else { 0 };
         let hot = self.hot.slot(key);
         if hot.key == key && hot.len > 0 {
             out.extend_from_slice(&hot.ids[..hot.len as usize]);
