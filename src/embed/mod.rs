@@ -12,7 +12,7 @@
 //! * [`folder`]: the model folder, checked before anything runs;
 //! * [`encoder`]: the transformer forward pass, in batches of equal-length texts;
 //! * [`table`]: static token vectors, a text's vector the mean of its tokens' rows
-//!   (`method = "static"`: meaning at TF-IDF speed), summed by `rows`' kernels;
+//!   (`method = "static"`: thousands of texts a second), summed by `rows`' kernels;
 //! * [`cache`]: vectors of documents already embedded, by text and model, so scheduled
 //!   reruns do not embed them again;
 //!
