@@ -219,6 +219,16 @@ fn issue_37_the_default_features_follow_the_documents_length() {
         "{log}"
     );
     assert!(log.contains("terms, under 20)"), "{log}");
+    // The texts are embedded as they are prepared, before tokenize cuts each to its snippet
+    // (so no copy of the whole texts is kept for the model), and the features are said after
+    // reduce.
+    let at = |line: &str| {
+        log.find(line)
+            .unwrap_or_else(|| panic!("no {line:?} in {log}"))
+    };
+    assert!(at("\nclean ") < at("\nembed "), "{log}");
+    assert!(at("\nembed ") < at("\ntokenize "), "{log}");
+    assert!(at("\nreduce ") < at("\nfeatures embedding"), "{log}");
 
     // The same papers, each followed by the other abstracts of its topic: long, so both
     // (with the repeated sentences kept, which cleaning would take as boilerplate).
