@@ -15,7 +15,7 @@
 
 use std::path::Path;
 use std::time::Instant;
-use topicmap::embed::encoder::SentenceEncoder;
+use topicmap::embed::encoder::{Encoder, SentenceEncoder};
 use topicmap::embed::folder::ModelFolder;
 use topicmap::embed::registry::ModelRef;
 use topicmap::embed::Precision;
@@ -61,13 +61,13 @@ fn main() {
     let dir = ModelRef::parse(&model, Path::new(".")).unwrap_or_else(|e| fail(e));
     let mut folder = ModelFolder::open(dir.dir()).unwrap_or_else(|e| fail(e));
     folder.max_length = folder.max_length.min(max_length);
-    let encoders: Vec<(Precision, SentenceEncoder)> = [Precision::F32, Precision::Int8]
+    let encoders: Vec<(Precision, Encoder)> = [Precision::F32, Precision::Int8]
         .into_iter()
         .map(|p| {
             folder.precision = p.on_this_cpu();
             (
                 p,
-                SentenceEncoder::load(&folder).unwrap_or_else(|e| fail(e)),
+                Encoder::Transformer(SentenceEncoder::load(&folder).unwrap_or_else(|e| fail(e))),
             )
         })
         .collect();

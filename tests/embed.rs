@@ -58,7 +58,7 @@ fn issue_37_the_forward_pass_matches_sentence_transformers() {
         (folder.dims(), folder.max_length, folder.normalize),
         (384, 256, true)
     );
-    let encoder = SentenceEncoder::load(&folder).unwrap();
+    let encoder = Encoder::Transformer(SentenceEncoder::load(&folder).unwrap());
     // The example of sentence-transformers' README and all-MiniLM-L6-v2's model card.
     let texts = [
         "The weather is lovely today.",
@@ -80,7 +80,8 @@ fn issue_37_a_texts_vector_does_not_depend_on_its_batch() {
     let Some(dir) = model_dir("issue_37_a_texts_vector_does_not_depend_on_its_batch") else {
         return;
     };
-    let encoder = SentenceEncoder::load(&ModelFolder::open(&dir).unwrap()).unwrap();
+    let encoder =
+        Encoder::Transformer(SentenceEncoder::load(&ModelFolder::open(&dir).unwrap()).unwrap());
     let texts = [
         "Graph neural networks pass messages.",
         "Diffusion models generate images.",
@@ -699,8 +700,8 @@ fn issue_52_int8_vectors_stay_with_the_f32_ones() {
     let f32_folder = ModelFolder::open(&dir).unwrap();
     let mut int8_folder = f32_folder.clone();
     int8_folder.precision = Precision::Int8;
-    let exact = SentenceEncoder::load(&f32_folder).unwrap();
-    let int8 = SentenceEncoder::load(&int8_folder).unwrap();
+    let exact = Encoder::Transformer(SentenceEncoder::load(&f32_folder).unwrap());
+    let int8 = Encoder::Transformer(SentenceEncoder::load(&int8_folder).unwrap());
     // Titles and abstracts of the fixture, and the sentence-transformers README's example.
     let table = fs::read_to_string(fixture("papers.csv")).unwrap();
     let mut texts: Vec<String> = Vec::new();

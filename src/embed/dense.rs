@@ -429,18 +429,7 @@ unsafe fn tile512<const PACKED: bool>(t: &TileArgs) {
                 acc[1] = _mm512_fmadd_ps(v, w1, acc[1]);
             }
         }
-        let low: __mmask16 = if t.cols >= 16 {
-            0xffff
-        } else {
-            (1 << t.cols) - 1
-        };
-        let high: __mmask16 = if t.cols >= 32 {
-            0xffff
-        } else if t.cols > 16 {
-            (1 << (t.cols - 16)) - 1
-        } else {
-            0
-        };
+        let (low, high) = super::math::tail_masks(t.cols);
         for (r, acc) in acc.iter().enumerate().take(t.rows) {
             let row = t.c.add(r * t.ldc);
             _mm512_mask_storeu_ps(row, low, acc[0]);

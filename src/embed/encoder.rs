@@ -97,18 +97,6 @@ impl SentenceEncoder {
             .collect())
     }
 
-    /// One vector per text (row `i` is `texts[i]`'s): [`Self::encode_into`] a new matrix.
-    pub fn encode(
-        &self,
-        texts: &[&str],
-        batch: usize,
-        done: impl Fn(usize) + Sync,
-    ) -> Result<Array2<f32>, EmbedError> {
-        let mut out = Array2::<f32>::zeros((texts.len(), self.dims));
-        self.encode_into(texts, batch, out.view_mut(), done)?;
-        Ok(out)
-    }
-
     /// One vector per text into `out` (row `i` is `texts[i]`'s, zero on entry), in batches of
     /// at most `batch` texts of equal length, as many batches at once as there are cores;
     /// `done(n)` is called after each batch with the number of texts it held.

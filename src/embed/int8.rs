@@ -405,18 +405,7 @@ unsafe fn tile512(t: &TileArgs) {
             _mm512_loadu_ps(t.column_sum.add(16)),
         ];
         let bias = [_mm512_loadu_ps(t.bias), _mm512_loadu_ps(t.bias.add(16))];
-        let low: __mmask16 = if t.cols >= 16 {
-            0xffff
-        } else {
-            (1 << t.cols) - 1
-        };
-        let high: __mmask16 = if t.cols >= 32 {
-            0xffff
-        } else if t.cols > 16 {
-            (1 << (t.cols - 16)) - 1
-        } else {
-            0
-        };
+        let (low, high) = super::math::tail_masks(t.cols);
         for (r, acc) in acc.iter().enumerate().take(t.rows) {
             let s = _mm512_set1_ps(*t.row_scale.add(r));
             let least = _mm512_set1_ps(*t.row_low.add(r));

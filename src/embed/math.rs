@@ -113,6 +113,13 @@ fn exp16(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 {
     _mm512_scalef_ps(e, n)
 }
 
+/// The AVX-512 masks of a 32-column tile's two 16-lane halves holding `cols` columns (a
+/// tile's last columns may be fewer): bit `j` is set for each column held.
+pub(super) fn tail_masks(cols: usize) -> (u16, u16) {
+    let held = |n: usize| if n >= 16 { 0xffff } else { (1u16 << n) - 1 };
+    (held(cols), held(cols.saturating_sub(16)))
+}
+
 /// `map` of each value of `row` folded by `fold` in 8 lanes side by side, then the lanes folded
 /// in order: a reduction the compiler can vectorise, with a fixed order of operations. `fold`
 /// must combine two partial results as it combines a result and a value (a sum, a maximum).
@@ -291,6 +298,16 @@ fn bias_gelu_avx512(values: &mut [f32], bias: &[f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tail_masks_hold_each_column_of_the_tile() {
+        for cols in 0..=40 {
+            let (low, high) = tail_masks(cols);
+            let held = (u32::from(high) << 16) | u32::from(low);
+            assert_eq!(held.count_ones() as usize, cols.min(32), "{cols}");
+            assert_eq!(held.trailing_ones() as usize, cols.min(32), "{cols}");
+        }
+    }
 
     #[test]
     fn erf_is_within_5e7_of_the_true_erf() {

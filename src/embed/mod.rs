@@ -662,10 +662,6 @@ impl Sentences {
         self.rows.slice(s![.., self.lead..])
     }
 
-    pub fn nrows(&self) -> usize {
-        self.rows.nrows()
-    }
-
     /// Keeps the rows whose `keep` is true (moved up in place: no second copy).
     pub fn retain(&mut self, keep: &[bool]) {
         let cols = self.rows.ncols();
@@ -836,7 +832,6 @@ mod tests {
         kept.retain(&[true, false, true, true, false]);
         let want = all.select(ndarray::Axis(0), &[0, 2, 3]);
         assert_eq!(kept.view(), want.slice(s![.., 1..]));
-        assert_eq!(kept.nrows(), 3);
         let lsa = Array2::<f32>::zeros((3, 1));
         let alone = combine(FeatureSpace::Embedding, 0.5, lsa, Some(kept));
         assert_eq!(alone, want.slice(s![.., 1..]));

@@ -286,24 +286,18 @@ fn assign_batch(
     let model = &placer.model;
     let cleaning = prepare::Cleaning::Apply(model.cleaner());
     let embedder = placer.embedder();
-    let prepared = match corpus {
-        Some(c) => prepare::prepare_corpus(
-            c,
-            opts.on_bad(),
-            cleaning,
-            &model.tokenize,
-            embedder,
-            progress,
-        )?,
-        None => prepare::prepare(
-            &opts.inputs,
-            opts.on_bad(),
-            cleaning,
-            &model.tokenize,
-            embedder,
-            progress,
-        )?,
+    let corpus = match corpus {
+        Some(c) => c,
+        None => prepare::ingest_stage(&opts.inputs, opts.on_bad(), progress)?,
     };
+    let prepared = prepare::prepare_corpus(
+        corpus,
+        opts.on_bad(),
+        cleaning,
+        &model.tokenize,
+        embedder,
+        progress,
+    )?;
     let placed = place::place(placer, prepared, features, progress)?;
     let clustering = &placed.clustering;
     let summary = placer.summary(
