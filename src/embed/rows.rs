@@ -114,21 +114,27 @@ fn add_f16_portable(table: &[u16], ids: &[u32], sum: &mut [f32], from: usize) {
     }
 }
 
-/// Sums kept in registers: eight at a time, over all the rows, then stored.
+/// How many ids ahead the kernels ask for a row: the rows are read at random from a table
+/// larger than the core's cache, so each waits on memory unless it was asked for earlier.
 #[cfg(target_arch = "x86_64")]
-const REGS: usize = 8;
+const AHEAD: usize = 8;
 
-/// One f16 kernel: `$lanes` floats a register, its halves loaded by `$half` and widened by
-/// `$cvt`; the columns past the last whole register go to the portable loop.
+/// One f16 kernel: `$lanes` floats a register, up to `$regs` sums kept in registers over all
+/// the rows (then stored, and the next columns summed), its halves loaded by `$half` and
+/// widened by `$cvt`; the columns past the last whole register go to the portable loop. The
+/// rows `AHEAD` ids on are prefetched, a cache line at a time.
 #[cfg(target_arch = "x86_64")]
 macro_rules! f16_kernel {
-    ($(#[$doc:meta])* $name:ident, $feature:literal, $lanes:literal, $zero:ident, $load:ident,
-     $half:ident, $cvt:ident, $add:ident, $store:ident) => {
+    ($(#[$doc:meta])* $name:ident, $feature:literal, $lanes:literal, $regs:literal, $zero:ident,
+     $load:ident, $half:ident, $cvt:ident, $add:ident, $store:ident) => {
         $(#[$doc])*
         #[target_feature(enable = $feature)]
         unsafe fn $name(table: &[u16], ids: &[u32], sum: &mut [f32]) {
             use std::arch::x86_64::*;
             const LANES: usize = $lanes;
+            const REGS: usize = $regs;
+            /// Halves in a cache line.
+            const LINE: usize = 32;
             let dims = sum.len();
             let mut b = 0;
             while b + LANES <= dims {
@@ -138,7 +144,17 @@ macro_rules! f16_kernel {
                     // SAFETY: `s` holds LANES floats.
                     *a = unsafe { $load(s.as_ptr()) };
                 }
-                for &id in ids {
+                for (j, &id) in ids.iter().enumerate() {
+                    if let Some(&next) = ids.get(j + AHEAD) {
+                        let at = next as usize * dims + b;
+                        for line in (0..width).step_by(LINE) {
+                            // A hint only: it reads nothing, and an address past the table
+                            // (never, as the ids are below the row count) would not fault.
+                            _mm_prefetch::<_MM_HINT_T0>(
+                                table.as_ptr().wrapping_add(at + line).cast(),
+                            );
+                        }
+                    }
                     let at = id as usize * dims + b;
                     for (a, h) in acc
                         .iter_mut()
@@ -164,7 +180,7 @@ macro_rules! f16_kernel {
 f16_kernel!(
     /// # Safety
     /// The CPU has AVX-512F.
-    add_f16_avx512, "avx512f", 16, _mm512_setzero_ps, _mm512_loadu_ps, _mm256_loadu_si256,
+    add_f16_avx512, "avx512f", 16, 16, _mm512_setzero_ps, _mm512_loadu_ps, _mm256_loadu_si256,
     _mm512_cvtph_ps, _mm512_add_ps, _mm512_storeu_ps
 );
 
@@ -172,7 +188,7 @@ f16_kernel!(
 f16_kernel!(
     /// # Safety
     /// The CPU has AVX and F16C.
-    add_f16_avx2, "avx,f16c", 8, _mm256_setzero_ps, _mm256_loadu_ps, _mm_loadu_si128,
+    add_f16_avx2, "avx,f16c", 8, 8, _mm256_setzero_ps, _mm256_loadu_ps, _mm_loadu_si128,
     _mm256_cvtph_ps, _mm256_add_ps, _mm256_storeu_ps
 );
 

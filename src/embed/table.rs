@@ -350,6 +350,12 @@ impl TokenTable {
                     .expect("not poisoned")
                     .pop()
                     .unwrap_or_default();
+                // Written before the sums read them: the rows are fresh zeros from the
+                // allocator, and a page first read is mapped to the kernel's shared zero page,
+                // so the first write to it copies the page and flushes the other core's TLB
+                // (an interrupt on each core, per 4 KB). Written first, each page is mapped
+                // once (docs/benchmarks.md has the figures).
+                rows.fill(0.0);
                 let (mut ids, mut kept) = (Vec::new(), Vec::new());
                 for (i, text) in run.iter().enumerate() {
                     self.cached_token_ids(text, &mut seen, &mut ids)?;
