@@ -460,6 +460,17 @@ fn issue_50_the_static_model_reproduces_wordllamas_similarities() {
         lines.extend(text.lines().map(String::from));
     }
     assert!(lines.len() > 100, "{} fixture lines", lines.len());
+    // Texts longer than the blocks of 4,096 bytes whose cuts are found at once, each starting a
+    // character later, so that cuts fall at and around the blocks' ends.
+    let long = lines.join(" ");
+    assert!(long.len() > 3 * 4096, "{} bytes", long.len());
+    for (at, _) in long.char_indices().take(12) {
+        assert_eq!(
+            table.token_ids(&long[at..]).unwrap(),
+            table.whole_text_ids(&long[at..]).unwrap(),
+            "the fixtures' lines joined, from byte {at}"
+        );
+    }
     let lines = lines.iter().map(String::as_str);
     for t in odd
         .iter()

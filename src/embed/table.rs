@@ -402,9 +402,10 @@ impl TokenTable {
 struct SpaceWords {
     /// The added tokens' texts: a text holding one runs whole, as the tokenizer cuts there.
     added: Vec<String>,
-    /// The pairs of printable ASCII characters some token holds side by side: bit `b` of row
-    /// `a` for `a` then `b`. A word is cut between any other two (other characters: never).
-    joins: Box<[u128; 128]>,
+    /// Whether a text is cut between the bytes `a` and `b`: bit `a * 256 + b`. It is before a
+    /// space that follows another byte, and between two printable ASCII characters that no
+    /// token holds side by side (between other bytes: never).
+    cut: Box<[u64; 1024]>,
 }
 
 impl SpaceWords {
@@ -458,13 +459,26 @@ impl SpaceWords {
             .iter()
             .map(|t| Some(t.get("content")?.as_str()?.to_string()))
             .collect::<Option<Vec<String>>>()?;
-        (plain && !joins_words).then_some(SpaceWords { added, joins })
+        let mut cut = Box::new([0u64; 1024]);
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let unjoined = a.is_ascii_graphic()
+                    && b.is_ascii_graphic()
+                    && (joins[a as usize] >> b) & 1 == 0;
+                if (b == b' ' && a != b' ') || unjoined {
+                    let bit = (a as usize) << 8 | b as usize;
+                    cut[bit >> 6] |= 1 << (bit & 63);
+                }
+            }
+        }
+        (plain && !joins_words).then_some(SpaceWords { added, cut })
     }
 
-    /// Whether a word is cut between the bytes `a` and `b`: two printable ASCII characters
-    /// that no token holds side by side.
+    /// Whether the text is cut between the bytes `a` and `b` (a space, or any ASCII character,
+    /// is one byte in UTF-8 and never part of another character).
     fn cuts(&self, a: u8, b: u8) -> bool {
-        a.is_ascii_graphic() && b.is_ascii_graphic() && (self.joins[a as usize] >> b) & 1 == 0
+        let bit = (a as usize) << 8 | b as usize;
+        (self.cut[bit >> 6] >> (bit & 63)) & 1 == 1
     }
 
     /// `text`'s token ids into `ids`: the text is cut before each space that follows another
@@ -478,16 +492,26 @@ impl SpaceWords {
         seen: &mut WordIds,
         ids: &mut Vec<u32>,
     ) -> Result<(), EmbedError> {
+        // The cuts of a block of bytes are found first, without a branch (a cut comes every
+        // few bytes, where a branch would be mispredicted), then its pieces are looked up.
+        const BLOCK: usize = 4096;
         let bytes = text.as_bytes();
+        let mut at = [0u16; BLOCK];
         let mut start = 0;
-        for i in 1..bytes.len() {
-            // A space (or any ASCII character) is one byte in UTF-8, and never part of another
-            // character.
-            let (a, b) = (bytes[i - 1], bytes[i]);
-            if (b == b' ' && a != b' ') || self.cuts(a, b) {
-                seen.push(tokenizer, &text[start..i], start == 0, ids)?;
-                start = i;
+        let mut from = 1;
+        while from < bytes.len() {
+            let to = (from + BLOCK).min(bytes.len());
+            let mut n = 0;
+            for (i, pair) in bytes[from - 1..to].windows(2).enumerate() {
+                at[n] = i as u16;
+                n += usize::from(self.cuts(pair[0], pair[1]));
             }
+            for &i in &at[..n] {
+                let cut = from + i as usize;
+                seen.push(tokenizer, &text[start..cut], start == 0, ids)?;
+                start = cut;
+            }
+            from = to;
         }
         if !text.is_empty() {
             seen.push(tokenizer, &text[start..], start == 0, ids)?;
