@@ -524,7 +524,7 @@ impl SpaceWords {
 /// its 128-bit XXH3 hash (as the vector cache knows texts) and its ids sit in one array, so a
 /// known word costs one hash and two reads, and a frequent one a single read of its hot slot
 /// ([`HotWords`]). Emptied when it grows past [`WordIds::MAX`] words, so memory stays bounded
-/// on any corpus (about 40 bytes a word, 16 MB at most, and the hot slots' 512 KB).
+/// on any corpus (about 40 bytes a word, 16 MB at most, and the hot slots' 2 MB).
 #[derive(Default)]
 struct WordIds {
     at: rustc_hash::FxHashMap<u128, (u32, u32)>,
@@ -533,8 +533,9 @@ struct WordIds {
 }
 
 /// The words a thread met last, by their hash's low bits (one slot each, the newest word
-/// wins), with up to three ids in the slot itself: 512 KB that stay in the core's cache, where
-/// the map and its ids (megabytes) cost two misses a word. Most words of a text are frequent
+/// wins), with up to three ids in the slot itself: 2 MB, one read a word, where the map and
+/// its ids (megabytes) cost two misses a word. 65,536 slots answered the arXiv 75k run's
+/// embed stage faster than 16,384 (docs/benchmarks.md). Most words of a text are frequent
 /// ones ("the", "of", ",", "model"), so most are answered here.
 struct HotWords(Box<[HotWord]>);
 
@@ -553,7 +554,7 @@ impl Default for HotWords {
 }
 
 impl HotWords {
-    const SLOTS: usize = 1 << 14;
+    const SLOTS: usize = 1 << 16;
 
     fn slot(&mut self, key: u128) -> &mut HotWord {
         &mut self.0[key as usize & (Self::SLOTS - 1)]
