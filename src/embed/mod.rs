@@ -707,7 +707,8 @@ pub fn sentence_vectors(
         c
     });
     let keys: Vec<u128> = texts.iter().map(|t| cache::key(t)).collect();
-    // Zeros cost no memory until written (the allocator maps them lazily).
+    // Zeros cost no memory until written (the allocator maps them lazily). A kernel that reads
+    // a row before writing it writes the row first (`table.rs`'s `encode_into`).
     let mut rows = Array2::<f32>::zeros((texts.len(), lead + dims));
     let mut out = rows.slice_mut(s![.., lead..]);
     let mut missing = Vec::new();

@@ -397,9 +397,7 @@ fn features(
     if !params.features.embeds() {
         return Ok((lsa, None));
     }
-    let sentences = prepared.sentences.take().ok_or_else(|| {
-        crate::embed::EmbedError::Encode("the documents were prepared without the model".into())
-    })?;
+    let sentences = prepared.take_sentences()?;
     let language = settings.tokenize.language();
     let (space, median) = params.for_documents(tfidf.matrix(), language);
     if params.by_length {

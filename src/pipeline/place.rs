@@ -201,15 +201,12 @@ pub fn place(
         matrix.select_rows(&rows)
     };
     let lsa = placer.model.reducer.transform(&matrix)?;
-    let vectors = match (&placer.embed, prepared.sentences.take()) {
-        (Some(params), Some(sentences)) => {
+    let vectors = match &placer.embed {
+        Some(params) => {
+            let sentences = prepared.take_sentences()?;
             crate::embed::combine(params.features, params.weight, lsa, Some(sentences))
         }
-        (Some(_), None) => {
-            let why = "the documents were prepared without the model";
-            return Err(crate::embed::EmbedError::Encode(why.into()).into());
-        }
-        (None, _) => lsa,
+        None => lsa,
     };
     let clustering = match &placer.term_centroids {
         Some(terms) => Clustering::assign_terms(

@@ -416,6 +416,15 @@ pub fn skipped_summary(skipped: &[Skipped]) -> Vec<String> {
 }
 
 impl Prepared {
+    /// The documents' sentence vectors, taken out (the features k-means clusters are made in
+    /// their rows); an error when the documents were prepared without an [`Embedder`].
+    pub fn take_sentences(&mut self) -> Result<Sentences, PipelineError> {
+        self.sentences.take().ok_or_else(|| {
+            let why = "the documents were prepared without the model";
+            crate::embed::EmbedError::Encode(why.into()).into()
+        })
+    }
+
     pub fn len(&self) -> usize {
         self.corpus.len()
     }
