@@ -534,22 +534,27 @@ fn issue_50_the_static_model_reproduces_wordllamas_similarities() {
 }
 
 /// `model = "wordllama-l2-256"` by name: the stage line names the static method, the model
-/// records it with the table's SHA-256, and `assign` places the documents as the fit did.
+/// records it with the table's SHA-256 and the values kept (all 256 alone, the first 128
+/// beside the words, or `[embed] dims`), and `assign` places the documents as the fit did.
 #[test]
 fn issue_50_a_static_model_by_name_fits_and_assign_places_alike() {
     if static_model("issue_50_a_static_model_by_name_fits_and_assign_places_alike").is_none() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    for (features, lsa_dims) in [("embedding", 0), ("both", 3)] {
+    for (features, given, kept, lsa_dims) in [
+        ("embedding", "", 256, 0),
+        ("both", "", 128, 3),
+        ("embedding", "dims = 64\n", 64, 0),
+    ] {
         let p = csv_pipeline(
             tmp.path(),
             &format!(
-                "features = {features:?}\n[reduce]\ndims = 3\n[embed]\nmodel = \"wordllama-l2-256\"\n[output]\ndir = {:?}\n",
+                "features = {features:?}\n[reduce]\ndims = 3\n[embed]\nmodel = \"wordllama-l2-256\"\n{given}[output]\ndir = {:?}\n",
                 tmp.path().join("root").display().to_string()
             ),
         );
-        let fit = tmp.path().join(format!("fit-{features}"));
+        let fit = tmp.path().join(format!("fit-{features}-{kept}"));
         let o = bin()
             .args(["run", p.to_str().unwrap(), "--out", fit.to_str().unwrap()])
             .output()
@@ -563,18 +568,26 @@ fn issue_50_a_static_model_by_name_fits_and_assign_places_alike() {
         let saved: serde_json::Value =
             serde_json::from_str(&fs::read_to_string(fit.join("model.json")).unwrap()).unwrap();
         assert_eq!(saved["embedding"]["method"], "static");
-        assert_eq!(saved["embedding"]["dims"], 256);
+        assert_eq!(saved["embedding"]["dims"], kept);
         assert_eq!(
             saved["embedding"]["weights_sha256"],
             "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5"
         );
         assert_eq!(
             saved["centroids"][0].as_array().unwrap().len(),
-            256 + lsa_dims
+            kept + lsa_dims
         );
         let run_json = fs::read_to_string(fit.join("run.json")).unwrap();
         assert!(run_json.contains("static token vectors"), "{run_json}");
-        assign_reproduces(&fit, &tmp.path().join(format!("again-{features}")));
+        assert_eq!(
+            stderr(&o).contains(&format!(
+                "the first {kept} of the sentence vectors' 256 values"
+            )),
+            kept < 256,
+            "{}",
+            stderr(&o)
+        );
+        assign_reproduces(&fit, &tmp.path().join(format!("again-{features}-{kept}")));
     }
 }
 
@@ -627,6 +640,16 @@ fn issue_50_bad_static_models_are_clear_errors_and_write_nothing() {
             "run `topicmap models fetch wordllama-l2-256`",
             Some(&empty),
         ),
+        (
+            "model = \"wordllama-l2-256\"\ndims = 300".into(),
+            "embed.dims = 300 must be within 1..=256",
+            None,
+        ),
+        (
+            "model = \"wordllama-l2-256\"\ndims = 0".into(),
+            "embed.dims = 0 must be within 1..=256",
+            None,
+        ),
     ];
     for (embed, message, cache) in cases {
         let p = csv_pipeline(
@@ -671,6 +694,27 @@ fn issue_50_bad_static_models_are_clear_errors_and_write_nothing() {
             "{}",
             stderr(&o)
         );
+        // A transformer's vectors are not cut short (its own length is allowed).
+        for (dims, code) in [(128, Some(3)), (384, Some(0))] {
+            let p = csv_pipeline(
+                tmp.path(),
+                &format!(
+                    "features = \"embedding\"\n[embed]\nmodel = {:?}\ndims = {dims}\n",
+                    minilm.display().to_string()
+                ),
+            );
+            let out = tmp.path().join(format!("minilm-{dims}"));
+            let o = run(&["run", p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+            assert_eq!(o.status.code(), code, "dims = {dims}: {}", stderr(&o));
+            if dims < 384 {
+                assert!(
+                    stderr(&o).contains("only a static table's can be cut short"),
+                    "{}",
+                    stderr(&o)
+                );
+                assert!(!out.exists());
+            }
+        }
     }
 }
 

@@ -186,6 +186,9 @@ pub struct EmbedOptions {
     pub weight: Option<f32>,
     pub batch: Option<usize>,
     pub max_length: Option<usize>,
+    /// The first `dims` values of a static model's vectors (Matryoshka); by default 128
+    /// beside the words (`both`), else all.
+    pub dims: Option<usize>,
     /// The transformer's dense products: `int8` (on CPUs with VNNI) or `f32`.
     pub precision: Option<String>,
     pub cache: Option<bool>,

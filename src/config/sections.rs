@@ -315,7 +315,7 @@ pub(super) fn reduce(
 }
 
 /// `[embed]` with `[cluster] features`: `model` (a known model by name, or a folder relative to the pipeline file),
-/// `method`, `weight`, `batch`, `max-length`, `cache`, `cache-mib`. The folder is opened and checked
+/// `method`, `weight`, `dims`, `batch`, `max-length`, `cache`, `cache-mib`. The folder is opened and checked
 /// here, so a bad one fails before any input is read.
 pub(super) fn embed(
     e: EmbedOptions,
@@ -358,6 +358,7 @@ pub(super) fn embed(
         .given(e.weight, EmbedParams::weight)
         .given(e.batch, EmbedParams::batch)
         .given(e.max_length, EmbedParams::max_length)
+        .given(e.dims, EmbedParams::dims)
         .given(precision, EmbedParams::precision)
         .given(e.cache, EmbedParams::cache)
         .given(e.cache_mib, EmbedParams::cache_mib)

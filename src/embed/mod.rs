@@ -243,6 +243,12 @@ pub const DEFAULT_WEIGHT: f32 = 0.75;
 /// The same for a static model, whose vectors add less to the words on long texts (the
 /// measurements of docs/benchmarks.md, "Static token vectors").
 pub const DEFAULT_STATIC_WEIGHT: f32 = 0.5;
+/// The values of a static model's vectors kept beside the words (`both`): WordLlama is trained
+/// so that a vector's first values are a shorter vector of their own (Matryoshka), and its
+/// first 128 clustered as well as all 256 on five labelled sets, with k-means, the neighbours
+/// and the map over 228 columns instead of 356 (docs/benchmarks.md, "Shorter static vectors
+/// beside the words"). Alone (`embedding`, short texts) every value is kept.
+pub const STATIC_BOTH_DIMS: usize = 128;
 /// Default tokens per text through a transformer (at most the model's own limit): abstracts
 /// cut at 128 tokens clustered as well as or better than at 256, at about twice the texts per
 /// second (docs/benchmarks.md, "int8 and the token limit"); all-MiniLM-L6-v2 was trained on 128.
@@ -265,6 +271,7 @@ pub struct EmbedParams {
     weight: Option<f32>,
     batch: usize,
     max_length: Option<usize>,
+    dims: Option<usize>,
     precision: Precision,
     cache: bool,
     cache_mib: usize,
@@ -291,6 +298,7 @@ impl EmbedParams {
             weight: None,
             batch: DEFAULT_BATCH,
             max_length: None,
+            dims: None,
             precision: DEFAULT_PRECISION,
             cache: true,
             cache_mib: DEFAULT_CACHE_MIB,
@@ -341,6 +349,14 @@ impl EmbedParams {
     /// Tokens per text (at most the model's own limit).
     pub fn max_length(mut self, max_length: usize) -> Self {
         self.max_length = Some(max_length);
+        self
+    }
+
+    /// The first `dims` values of a static model's vectors (WordLlama's Matryoshka
+    /// truncation; a transformer's vectors are kept whole, so only its own length is taken).
+    /// By default [`STATIC_BOTH_DIMS`] beside the words (`both`), else all of them.
+    pub fn dims(mut self, dims: usize) -> Self {
+        self.dims = Some(dims);
         self
     }
 
@@ -405,6 +421,17 @@ impl EmbedParams {
                 });
             }
         }
+        if let (Some(d), Some(f)) = (self.dims, &folder) {
+            let whole = f.dims();
+            if d == 0 || d > whole || (d < whole && !f.is_static()) {
+                return Err(EmbedError::Dims {
+                    dims: d,
+                    dir: f.dir().into(),
+                    whole,
+                    method: method.name(),
+                });
+            }
+        }
         let default_weight = match method {
             EmbedMethod::Transformer => DEFAULT_WEIGHT,
             EmbedMethod::Static => DEFAULT_STATIC_WEIGHT,
@@ -416,6 +443,7 @@ impl EmbedParams {
             model_sha256: folder.as_ref().map(|f| f.weights_sha256().to_string()),
             folder,
             weight: self.weight.unwrap_or(default_weight),
+            dims: self.dims,
             batch: self.batch,
             cache: self.cache,
             cache_mib: self.cache_mib,
@@ -468,6 +496,8 @@ pub struct EmbedValidParams {
     /// the machine that ran it).
     pub model_sha256: Option<String>,
     pub weight: f32,
+    /// `[embed] dims` as given (none: [`EmbedValidParams::kept_dims`] chooses).
+    pub dims: Option<usize>,
     pub batch: usize,
     pub cache: bool,
     pub cache_mib: usize,
@@ -507,6 +537,17 @@ impl EmbedValidParams {
         (features, median)
     }
 
+    /// How many of each sentence vector's values k-means sees in `space`: `[embed] dims` when
+    /// given; a static table's first [`STATIC_BOTH_DIMS`] beside the words (`both`); else all.
+    pub fn kept_dims(&self, space: FeatureSpace) -> usize {
+        let whole = self.folder.as_ref().map_or(0, Folder::dims);
+        match (self.dims, space, self.method) {
+            (Some(d), _, _) => d.min(whole),
+            (None, FeatureSpace::Both, EmbedMethod::Static) => STATIC_BOTH_DIMS.min(whole),
+            _ => whole,
+        }
+    }
+
     /// The columns to leave before each sentence vector for `lsa_dims` LSA columns
     /// ([`Sentences`]): all of them when the features are, or may turn out to be, `both`.
     pub fn lead(&self, lsa_dims: usize) -> usize {
@@ -543,6 +584,13 @@ pub enum EmbedError {
         dir: PathBuf,
         method: &'static str,
         holds: &'static str,
+    },
+    #[error("embed.dims = {dims} must be within 1..={whole} for {dir} (a {method} model's vectors; only a static table's can be cut short)")]
+    Dims {
+        dims: usize,
+        dir: PathBuf,
+        whole: usize,
+        method: &'static str,
     },
     #[error("embed.max-length = {0} must be at least 3 ([CLS], one token, [SEP])")]
     MaxLength(usize),
@@ -681,6 +729,36 @@ impl Sentences {
         }
         v.truncate(to * cols);
         self.rows = Array2::from_shape_vec((to, cols), v).expect("whole rows");
+    }
+
+    /// The first `dims` values of each sentence vector, unit length again (a Matryoshka
+    /// model's shorter vectors, [`EmbedValidParams::kept_dims`]); the rows are moved up in
+    /// place. All of them (`dims` at least the vectors' length): the vectors as they are.
+    pub fn first(self, dims: usize) -> Sentences {
+        let (lead, cols) = (self.lead, self.rows.ncols());
+        if lead + dims >= cols {
+            return self;
+        }
+        let n = self.rows.nrows();
+        let (mut v, offset) = self.rows.into_raw_vec_and_offset();
+        debug_assert_eq!(
+            offset.unwrap_or(0),
+            0,
+            "an owned matrix starts at its buffer"
+        );
+        let kept = lead + dims;
+        for i in 0..n {
+            // Row i moves from i * cols to i * kept: never past a row not yet moved.
+            v.copy_within(i * cols..i * cols + kept, i * kept);
+            crate::norm::unit(ndarray::ArrayViewMut1::from(
+                &mut v[i * kept + lead..(i + 1) * kept],
+            ));
+        }
+        v.truncate(n * kept);
+        Sentences {
+            rows: Array2::from_shape_vec((n, kept), v).expect("whole rows"),
+            lead,
+        }
     }
 }
 
@@ -856,6 +934,29 @@ mod tests {
         assert!(err.to_string().contains("/nonexistent/model"), "{err}");
         let err = EmbedParams::new().weight(1.5).check().unwrap_err();
         assert!(matches!(err, EmbedError::Weight(_)));
+    }
+
+    /// The first values of each vector, unit length again, after the room left for the LSA
+    /// columns (kept as it was); all of them: the vectors as they are.
+    #[test]
+    fn the_first_values_of_the_vectors_are_kept_unit_length() {
+        let mut rows = Array2::<f32>::zeros((3, 6));
+        rows.slice_mut(s![.., 2..]).assign(&array![
+            [0.5f32, 0.5, 0.5, 0.5],
+            [0.0, 0.6, 0.8, 0.0],
+            [0.0, 0.0, 0.6, 0.8]
+        ]);
+        rows.slice_mut(s![.., ..2]).fill(7.0);
+        let whole = Sentences { rows, lead: 2 };
+        assert_eq!(whole.clone().first(4), whole);
+        assert_eq!(whole.clone().first(9), whole);
+        let two = whole.first(2);
+        assert_eq!(two.lead, 2);
+        let r = std::f32::consts::FRAC_1_SQRT_2;
+        assert_eq!(
+            two.rows,
+            array![[7.0, 7.0, r, r], [7.0, 7.0, 0.0, 1.0], [7.0, 7.0, 0.0, 0.0]]
+        );
     }
 
     /// Rows of the given lengths (distinct columns from 0), 40 columns wide.

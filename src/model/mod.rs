@@ -99,7 +99,8 @@ pub struct SavedEmbedding {
     /// VNNI runs f32). Models before int8 ran f32.
     #[serde(default = "f32_precision")]
     pub precision: crate::embed::Precision,
-    /// The sentence vectors' length.
+    /// The sentence vectors' length: the first `dims` values of the model's (all of them in
+    /// models before `[embed] dims`).
     pub dims: usize,
     /// The named topics with a zero-shot threshold (`min-similarity`), in the space clustered:
     /// `assign` gives a document the named topic it is most similar to when it meets that
@@ -147,7 +148,7 @@ impl SavedEmbedding {
     ) -> Option<SavedEmbedding> {
         let folder = params.folder.as_ref()?;
         Some(SavedEmbedding {
-            dims: folder.dims(),
+            dims: params.kept_dims(features),
             features,
             method: params.method,
             weight: params.weight,
@@ -168,6 +169,7 @@ impl SavedEmbedding {
             .method(self.method)
             .features(self.features)
             .weight(self.weight)
+            .dims(self.dims)
             .batch(self.batch)
             .precision(self.precision)
             .cache(false);

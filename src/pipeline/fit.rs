@@ -400,24 +400,31 @@ fn features(
     let sentences = prepared.take_sentences()?;
     let language = settings.tokenize.language();
     let (space, median) = params.for_documents(tfidf.matrix(), language);
+    let (kept, whole) = (params.kept_dims(space), sentences.view().ncols());
+    let mut notes = Vec::new();
     if params.by_length {
-        let mut line = format!(
-            "features {} (the default: a median document of {median} terms, {} {})",
-            space.name(),
-            if median < SHORT_FEATURES {
-                "under"
-            } else {
-                "at least"
-            },
-            SHORT_FEATURES
-        );
+        let side = match median < SHORT_FEATURES {
+            true => "under",
+            false => "at least",
+        };
+        notes.push(format!(
+            "the default: a median document of {median} terms, {side} {SHORT_FEATURES}"
+        ));
         if median < SHORT_FEATURES && space == FeatureSpace::Both {
-            line.push_str(&format!(
-                "; beside the words, as the static table spells {language} in bytes"
+            notes.push(format!(
+                "beside the words, as the static table spells {language} in bytes"
             ));
         }
-        progress.info(&line);
     }
+    if kept < whole {
+        notes.push(format!(
+            "the first {kept} of the sentence vectors' {whole} values"
+        ));
+    }
+    if !notes.is_empty() {
+        progress.info(&format!("features {} ({})", space.name(), notes.join("; ")));
+    }
+    let sentences = sentences.first(kept);
     let vectors = crate::embed::combine(space, params.weight, lsa, Some(sentences));
     Ok((vectors, SavedEmbedding::of(params, space)))
 }

@@ -57,7 +57,7 @@ pub(super) fn guides(
         space,
         settings.embed.weight,
         lsa,
-        sentences.map(crate::embed::Sentences::of),
+        sentences.map(|s| crate::embed::Sentences::of(s).first(settings.embed.kept_dims(space))),
     );
     crate::norm::unit_rows(vectors.view_mut());
     Ok(Some(Guides {
