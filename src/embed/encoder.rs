@@ -157,7 +157,9 @@ impl SentenceEncoder {
     }
 }
 
-/// A loaded model of either kind ([`Folder`]): texts in, one vector per text out.
+/// A loaded model of either kind ([`Folder`]): texts in, one vector per text out. One is
+/// loaded a run (or a stream), so the transformer's size is not worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Encoder {
     Transformer(SentenceEncoder),
     Static(TokenTable),

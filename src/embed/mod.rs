@@ -672,6 +672,16 @@ impl Loaded {
         }
     }
 
+    /// Loads a static table now, so that it is ready when the first texts come (`prepare`
+    /// calls it beside reading the inputs, where a core is often idle). A transformer is left
+    /// to its first use: it is large, and a rerun may find every vector in the cache. An
+    /// error is left for that first use to report.
+    pub fn warm(&self, folder: &Folder) {
+        if folder.is_static() {
+            let _ = self.kept(folder);
+        }
+    }
+
     /// The kept model of `folder`, loaded now if it was not yet (the folder is the same for
     /// every call); `None` when this keeps nothing.
     fn kept(&self, folder: &Folder) -> Result<Option<&Encoder>, EmbedError> {

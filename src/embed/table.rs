@@ -50,7 +50,8 @@ impl Dtype {
 }
 
 /// A checked static-vector folder: its two files, the table's shape and where its bytes lie,
-/// and the weights' SHA-256 (which names the model in saved models and caches).
+/// the weights' SHA-256 (which names the model in saved models and caches), and the tokenizer
+/// as the check read it (so loading the table does not read it again).
 #[derive(Debug, Clone)]
 pub struct StaticFolder {
     pub dir: PathBuf,
@@ -62,6 +63,20 @@ pub struct StaticFolder {
     /// Byte range of the table in the weights file.
     data: (usize, usize),
     pub weights_sha256: String,
+    spelling: std::sync::Arc<Spelling>,
+}
+
+/// How a text becomes ids: the tokenizer, and its cuts into words when it has that shape
+/// ([`SpaceWords`]).
+struct Spelling {
+    tokenizer: tokenizers::Tokenizer,
+    words: Option<SpaceWords>,
+}
+
+impl std::fmt::Debug for Spelling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Spelling(cut into words: {})", self.words.is_some())
+    }
 }
 
 impl StaticFolder {
@@ -93,9 +108,27 @@ impl StaticFolder {
                 only_file(dir, &found, "tokenizer.json (or one *tokenizer*.json)")?
             }
         };
-        let weights_sha256 = check_weights(&weights)?;
-        let (dtype, rows, dims, data) = table_header(&weights)?;
-        let folder = StaticFolder {
+        // The weights' hash and the tokenizer's parse (each tens of milliseconds) side by side.
+        let (checked, spelling) = rayon::join(
+            || {
+                let sha256 = check_weights(&weights)?;
+                Ok::<_, EmbedError>((sha256, table_header(&weights)?))
+            },
+            || read_spelling(&tokenizer),
+        );
+        let (weights_sha256, (dtype, rows, dims, data)) = checked?;
+        let spelling = spelling?;
+        let vocab = spelling.tokenizer.get_vocab_size(true);
+        if vocab > rows {
+            return Err(EmbedError::Tokenizer {
+                path: tokenizer,
+                why: format!(
+                    "its vocabulary has {vocab} tokens, the table {rows} rows ({})",
+                    weights.display()
+                ),
+            });
+        }
+        Ok(StaticFolder {
             dir: dir.into(),
             weights,
             tokenizer,
@@ -104,36 +137,29 @@ impl StaticFolder {
             dtype,
             data,
             weights_sha256,
-        };
-        folder.load_tokenizer()?;
-        Ok(folder)
+            spelling: std::sync::Arc::new(spelling),
+        })
     }
+}
 
-    /// The folder's tokenizer, cutting and padding nothing, and its file's text; refused when
-    /// it has ids the table has no row for.
-    fn load_tokenizer(&self) -> Result<(tokenizers::Tokenizer, String), EmbedError> {
-        let bad = |why: String| EmbedError::Tokenizer {
-            path: self.tokenizer.clone(),
-            why,
-        };
-        let json = super::folder::read_text(&self.tokenizer)?;
-        let mut tokenizer: tokenizers::Tokenizer = json
-            .parse()
-            .map_err(|e: tokenizers::Error| bad(e.to_string()))?;
-        let vocab = tokenizer.get_vocab_size(true);
-        if vocab > self.rows {
-            return Err(bad(format!(
-                "its vocabulary has {vocab} tokens, the table {} rows ({})",
-                self.rows,
-                self.weights.display()
-            )));
-        }
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(None)
-            .map_err(|e| bad(e.to_string()))?;
-        Ok((tokenizer, json))
-    }
+/// The tokenizer at `path`, cutting and padding nothing, with its cuts into words (the file's
+/// shape read beside the tokenizer's own parse).
+fn read_spelling(path: &Path) -> Result<Spelling, EmbedError> {
+    let bad = |why: String| EmbedError::Tokenizer {
+        path: path.into(),
+        why,
+    };
+    let json = super::folder::read_text(path)?;
+    let (tokenizer, words) = rayon::join(
+        || json.parse::<tokenizers::Tokenizer>(),
+        || SpaceWords::of(&json),
+    );
+    let mut tokenizer = tokenizer.map_err(|e| bad(e.to_string()))?;
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(None)
+        .map_err(|e| bad(e.to_string()))?;
+    Ok(Spelling { tokenizer, words })
 }
 
 /// The files of `dir` whose names end in `suffix`, sorted.
@@ -222,10 +248,9 @@ pub struct TokenTable {
     dims: usize,
     /// Ids left out of a text's mean: the tokenizer's special tokens.
     special: Vec<bool>,
-    tokenizer: tokenizers::Tokenizer,
-    /// Set when the tokenizer's BPE never merges across a space: texts are then cut into
-    /// words and each word is looked up once ([`SpaceWords`]).
-    words: Option<SpaceWords>,
+    /// The tokenizer the folder's check read, with its cuts into words when the BPE never
+    /// merges across a space (each word then looked up once, [`SpaceWords`]).
+    spelling: std::sync::Arc<Spelling>,
     /// The threads' caches of words between calls (one per run at most), so a stream's
     /// chunks do not spell the same words again.
     seen: std::sync::Mutex<Vec<WordIds>>,
@@ -261,10 +286,9 @@ impl TokenTable {
                     .collect(),
             ),
         };
-        let (tokenizer, json) = folder.load_tokenizer()?;
-        let words = SpaceWords::of(&json);
+        let spelling = folder.spelling.clone();
         let mut special = vec![false; folder.rows];
-        for (id, token) in tokenizer.get_added_tokens_decoder() {
+        for (id, token) in spelling.tokenizer.get_added_tokens_decoder() {
             if token.special {
                 if let Some(s) = special.get_mut(id as usize) {
                     *s = true;
@@ -275,8 +299,7 @@ impl TokenTable {
             table,
             dims: folder.dims,
             special,
-            tokenizer,
-            words,
+            spelling,
             seen: std::sync::Mutex::default(),
         })
     }
@@ -302,8 +325,9 @@ impl TokenTable {
         ids: &mut Vec<u32>,
     ) -> Result<(), EmbedError> {
         ids.clear();
-        match &self.words {
-            Some(w) if !w.holds_added(text) => w.token_ids(&self.tokenizer, text, seen, ids),
+        let Spelling { tokenizer, words } = &*self.spelling;
+        match words {
+            Some(w) if !w.holds_added(text) => w.token_ids(tokenizer, text, seen, ids),
             _ => {
                 ids.extend(self.whole_text_ids(text)?);
                 Ok(())
@@ -313,12 +337,13 @@ impl TokenTable {
 
     /// Whether texts are cut into words before the BPE ([`SpaceWords`]).
     pub fn cuts_words(&self) -> bool {
-        self.words.is_some()
+        self.spelling.words.is_some()
     }
 
     /// The token ids from the tokenizer's own `encode`, the text as one piece.
     pub fn whole_text_ids(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
         let e = self
+            .spelling
             .tokenizer
             .encode_fast(text, false)
             .map_err(|e| EmbedError::Encode(e.to_string()))?;

@@ -120,7 +120,8 @@ pub struct Prepared {
 }
 
 /// Reads, cleans, embeds (with an `embedder`) and tokenizes every input. Documents with no
-/// words left are dropped (or stop the run, see [`Prepared::drop_rows`]).
+/// words left are dropped (or stop the run, see [`Prepared::drop_rows`]). A static model is
+/// loaded while the inputs are read.
 pub fn prepare(
     inputs: &[InputSpec],
     on_bad: OnBadDocument,
@@ -129,7 +130,12 @@ pub fn prepare(
     embedder: Option<Embedder<'_>>,
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
-    let corpus = ingest_stage(inputs, on_bad, progress)?;
+    let corpus = std::thread::scope(|s| {
+        if let Some((e, folder)) = embedder.and_then(|e| Some((e, e.params.folder.as_ref()?))) {
+            s.spawn(move || e.loaded.warm(folder));
+        }
+        ingest_stage(inputs, on_bad, progress)
+    })?;
     prepare_corpus(corpus, on_bad, cleaning, tokenizer, embedder, progress)
 }
 
