@@ -699,8 +699,9 @@ fn issue_50_bad_static_models_are_clear_errors_and_write_nothing() {
             let p = csv_pipeline(
                 tmp.path(),
                 &format!(
-                    "features = \"embedding\"\n[embed]\nmodel = {:?}\ndims = {dims}\n",
-                    minilm.display().to_string()
+                    "features = \"embedding\"\n[embed]\nmodel = {:?}\ndims = {dims}\n[output]\ndir = {:?}\n",
+                    minilm.display().to_string(),
+                    tmp.path().join("root").display().to_string()
                 ),
             );
             let out = tmp.path().join(format!("minilm-{dims}"));
