@@ -397,16 +397,21 @@ impl TokenTable {
     }
 
     /// The mean of the rows of `ids` (special tokens and ids past the table left out), unit
-    /// length, into `row` (zero on entry); `kept` is scratch space.
+    /// length, into `row` (zero on entry); `kept` is scratch space, used only when some id is
+    /// left out (rarely: a text's ids hold a special token only where the text spells one,
+    /// and such a text goes through the tokenizer whole), so the ids are not copied one by one.
     fn mean_into(&self, ids: &[u32], kept: &mut Vec<u32>, row: &mut [f32]) {
-        kept.clear();
-        kept.extend(
-            ids.iter()
-                .copied()
-                .filter(|&id| !self.special.get(id as usize).copied().unwrap_or(true)),
-        );
-        if !kept.is_empty() {
-            self.table.add(kept, row);
+        let out = |id: u32| self.special.get(id as usize).copied().unwrap_or(true);
+        let ids = match ids.iter().any(|&id| out(id)) {
+            false => ids,
+            true => {
+                kept.clear();
+                kept.extend(ids.iter().copied().filter(|&id| !out(id)));
+                kept.as_slice()
+            }
+        };
+        if !ids.is_empty() {
+            self.table.add(ids, row);
             crate::norm::unit(ndarray::ArrayViewMut1::from(row));
         }
     }
