@@ -548,6 +548,20 @@ impl EmbedValidParams {
         }
     }
 
+    /// The vectors k-means clusters in `space`: the sentence vectors cut to
+    /// [`EmbedValidParams::kept_dims`], then [`combine`]d with the LSA vectors at this weight.
+    /// The fit, placement and named topics all make them here, so a document's vector is the
+    /// same in each.
+    pub fn features(
+        &self,
+        space: FeatureSpace,
+        lsa: Array2<f32>,
+        sentences: Option<Sentences>,
+    ) -> Array2<f32> {
+        let sentences = sentences.map(|s| s.first(self.kept_dims(space)));
+        combine(space, self.weight, lsa, sentences)
+    }
+
     /// The columns to leave before each sentence vector for `lsa_dims` LSA columns
     /// ([`Sentences`]): all of them when the features are, or may turn out to be, `both`.
     pub fn lead(&self, lsa_dims: usize) -> usize {
@@ -723,13 +737,7 @@ impl Sentences {
     /// Keeps the rows whose `keep` is true (moved up in place: no second copy).
     pub fn retain(&mut self, keep: &[bool]) {
         let cols = self.rows.ncols();
-        let rows = std::mem::take(&mut self.rows);
-        let (mut v, offset) = rows.into_raw_vec_and_offset();
-        debug_assert_eq!(
-            offset.unwrap_or(0),
-            0,
-            "an owned matrix starts at its buffer"
-        );
+        let mut v = buffer(std::mem::take(&mut self.rows));
         let mut to = 0;
         for (from, _) in keep.iter().enumerate().filter(|(_, &k)| k) {
             if from != to {
@@ -750,12 +758,7 @@ impl Sentences {
             return self;
         }
         let n = self.rows.nrows();
-        let (mut v, offset) = self.rows.into_raw_vec_and_offset();
-        debug_assert_eq!(
-            offset.unwrap_or(0),
-            0,
-            "an owned matrix starts at its buffer"
-        );
+        let mut v = buffer(self.rows);
         let kept = lead + dims;
         for i in 0..n {
             // Row i moves from i * cols to i * kept: never past a row not yet moved.
@@ -843,6 +846,17 @@ pub fn sentence_vectors(
         }
     }
     Ok((Sentences { rows, lead }, done))
+}
+
+/// An owned matrix's values, row after row, to move rows up in place.
+fn buffer(rows: Array2<f32>) -> Vec<f32> {
+    let (v, offset) = rows.into_raw_vec_and_offset();
+    debug_assert_eq!(
+        offset.unwrap_or(0),
+        0,
+        "an owned matrix starts at its buffer"
+    );
+    v
 }
 
 /// The vectors k-means clusters, from the LSA vectors and (for `embedding` and `both`) the

@@ -424,8 +424,7 @@ fn features(
     if !notes.is_empty() {
         progress.info(&format!("features {} ({})", space.name(), notes.join("; ")));
     }
-    let sentences = sentences.first(kept);
-    let vectors = crate::embed::combine(space, params.weight, lsa, Some(sentences));
+    let vectors = params.features(space, lsa, Some(sentences));
     Ok((vectors, SavedEmbedding::of(params, space)))
 }
 

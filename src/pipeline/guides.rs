@@ -53,12 +53,10 @@ pub(super) fn guides(
         true => Some(sentence_means(settings, model)?),
         false => None,
     };
-    let mut vectors = crate::embed::combine(
-        space,
-        settings.embed.weight,
-        lsa,
-        sentences.map(|s| crate::embed::Sentences::of(s).first(settings.embed.kept_dims(space))),
-    );
+    let mut vectors =
+        settings
+            .embed
+            .features(space, lsa, sentences.map(crate::embed::Sentences::of));
     crate::norm::unit_rows(vectors.view_mut());
     Ok(Some(Guides {
         vectors,

@@ -204,8 +204,7 @@ pub fn place(
     let vectors = match &placer.embed {
         Some(params) => {
             let sentences = prepared.take_sentences()?;
-            let sentences = sentences.first(params.kept_dims(params.features));
-            crate::embed::combine(params.features, params.weight, lsa, Some(sentences))
+            params.features(params.features, lsa, Some(sentences))
         }
         None => lsa,
     };

@@ -83,6 +83,13 @@ impl<'a> Embedder<'a> {
         })
     }
 
+    /// Loads a static model now ([`Loaded::warm`]), beside other work.
+    fn warm(&self) {
+        if let Some(folder) = &self.params.folder {
+            self.loaded.warm(folder);
+        }
+    }
+
     /// The documents' sentence vectors, from their texts as they are now (cleaned, whole).
     fn embed(
         &self,
@@ -131,8 +138,8 @@ pub fn prepare(
     progress: &mut Progress,
 ) -> Result<Prepared, PipelineError> {
     let corpus = std::thread::scope(|s| {
-        if let Some((e, folder)) = embedder.and_then(|e| Some((e, e.params.folder.as_ref()?))) {
-            s.spawn(move || e.loaded.warm(folder));
+        if let Some(e) = embedder {
+            s.spawn(move || e.warm());
         }
         ingest_stage(inputs, on_bad, progress)
     })?;
