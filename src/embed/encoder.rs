@@ -173,7 +173,8 @@ impl Encoder {
         })
     }
 
-    /// One vector per text (row `i` is `texts[i]`'s); `batch` texts per forward pass of the
+    /// One vector per text (row `i` is `texts[i]`'s), unit length as the model pools it (a
+    /// static table's: its sums made unit length); `batch` texts per forward pass of the
     /// transformer; `done(n)` after every `n` texts.
     pub fn encode(
         &self,
@@ -183,11 +184,16 @@ impl Encoder {
     ) -> Result<Array2<f32>, EmbedError> {
         let mut out = Array2::<f32>::zeros((texts.len(), self.dims()));
         self.encode_into(texts, batch, out.view_mut(), done)?;
+        if self.sums() {
+            crate::norm::unit_rows(out.view_mut());
+        }
         Ok(out)
     }
 
     /// [`Self::encode`] into `out`'s rows (zero on entry; its rows may lie apart, as the
-    /// sentence part of the features k-means clusters does, [`super::Sentences`]).
+    /// sentence part of the features k-means clusters does, [`super::Sentences`]), but a
+    /// static table's vectors left as sums of their first `out.ncols()` values
+    /// ([`Self::sums`]); a transformer fills rows of its whole width.
     pub fn encode_into(
         &self,
         texts: &[&str],
@@ -207,6 +213,12 @@ impl Encoder {
             Encoder::Transformer(e) => e.dims(),
             Encoder::Static(t) => t.dims(),
         }
+    }
+
+    /// Whether [`Self::encode_into`] leaves sums to be made unit length (a static table),
+    /// rather than the model's pooled vectors.
+    pub fn sums(&self) -> bool {
+        matches!(self, Encoder::Static(_))
     }
 }
 

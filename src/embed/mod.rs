@@ -206,7 +206,12 @@ impl Folder {
                 h.update(format!(":{}:{}", f.precision.name(), f.max_length).as_bytes());
                 folder::hex(&h.finalize())
             }
-            Folder::Static(f) => f.weights_sha256.clone(),
+            // The cache holds a static table's sums, not unit vectors (`:sums`; older caches
+            // of unit vectors had the weights' hash alone).
+            Folder::Static(f) => {
+                use sha2::Digest;
+                folder::hex(&sha2::Sha256::digest(format!("{}:sums", f.weights_sha256)))
+            }
         }
     }
 
@@ -548,6 +553,16 @@ impl EmbedValidParams {
         }
     }
 
+    /// How many of each sentence vector's values a static table sums when no cache keeps the
+    /// vectors: the kept ones when the features are known before embedding (placement; a
+    /// fit with `features` given), all of them when the documents' length will choose.
+    fn summed_dims(&self) -> usize {
+        match self.by_length {
+            true => self.folder.as_ref().map_or(0, Folder::dims),
+            false => self.kept_dims(self.features),
+        }
+    }
+
     /// The vectors k-means clusters in `space`: the sentence vectors cut to
     /// [`EmbedValidParams::kept_dims`], then [`combine`]d with the LSA vectors at this weight.
     /// The fit, placement and named topics all make them here, so a document's vector is the
@@ -718,6 +733,9 @@ impl Loaded {
 pub struct Sentences {
     rows: Array2<f32>,
     lead: usize,
+    /// The rows are a static table's sums ([`Encoder::sums`]), unit length once
+    /// [`Sentences::first`] cuts them.
+    sums: bool,
 }
 
 impl Sentences {
@@ -726,10 +744,11 @@ impl Sentences {
         Sentences {
             rows: vectors,
             lead: 0,
+            sums: false,
         }
     }
 
-    /// The sentence vectors, one row per document.
+    /// The sentence vectors, one row per document (a static table's as sums: [`Self::unit`]).
     pub fn view(&self) -> ArrayView2<'_, f32> {
         self.rows.slice(s![.., self.lead..])
     }
@@ -751,15 +770,18 @@ impl Sentences {
 
     /// The first `dims` values of each sentence vector, unit length again (a Matryoshka
     /// model's shorter vectors, [`EmbedValidParams::kept_dims`]); the rows are moved up in
-    /// place. All of them (`dims` at least the vectors' length): the vectors as they are.
+    /// place. All of them (`dims` at least the vectors' length): the vectors as they are, a
+    /// static table's sums made unit length. So a static vector cut to its first values is
+    /// the unit vector of those values' sums, the same bits whether the table summed all the
+    /// values or only those.
     pub fn first(self, dims: usize) -> Sentences {
         let (lead, cols) = (self.lead, self.rows.ncols());
-        if lead + dims >= cols {
+        let kept = (lead + dims).min(cols);
+        if kept == cols && !self.sums {
             return self;
         }
         let n = self.rows.nrows();
         let mut v = buffer(self.rows);
-        let kept = lead + dims;
         for i in 0..n {
             // Row i moves from i * cols to i * kept: never past a row not yet moved.
             v.copy_within(i * cols..i * cols + kept, i * kept);
@@ -771,7 +793,14 @@ impl Sentences {
         Sentences {
             rows: Array2::from_shape_vec((n, kept), v).expect("whole rows"),
             lead,
+            sums: false,
         }
+    }
+
+    /// The vectors, every value kept, each unit length ([`Self::first`]).
+    pub fn unit(self) -> Sentences {
+        let all = self.rows.ncols();
+        self.first(all)
     }
 }
 
@@ -789,14 +818,19 @@ pub fn sentence_vectors(
     bar: &indicatif::ProgressBar,
 ) -> Result<(Sentences, Embedded), EmbedError> {
     let folder = params.folder.as_ref().ok_or(EmbedError::NoModel)?;
-    let dims = folder.dims();
     let cache = cache_dir.filter(|_| params.cache).map(|dir| {
-        let (c, why) = cache::VectorCache::open(dir, &folder.vectors_key(), dims);
+        let (c, why) = cache::VectorCache::open(dir, &folder.vectors_key(), folder.dims());
         if let Some(why) = why {
             warn(&why);
         }
         c
     });
+    // A static table sums only the values kept, where the features are known and no cache
+    // keeps whole vectors (placement: on 10M streamed documents the sums are half the work).
+    let dims = match (folder.is_static(), &cache) {
+        (true, None) => params.summed_dims(),
+        _ => folder.dims(),
+    };
     let keys: Vec<u128> = texts.iter().map(|t| cache::key(t)).collect();
     // Zeros cost no memory until written (the allocator maps them lazily). A kernel that reads
     // a row before writing it writes the row first (`table.rs`'s `encode_into`).
@@ -833,7 +867,8 @@ pub fn sentence_vectors(
             encoder.encode_into(texts, params.batch, out.view_mut(), inc)?;
         } else {
             let todo: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
-            let vectors = encoder.encode(&todo, params.batch, inc)?;
+            let mut vectors = Array2::<f32>::zeros((todo.len(), dims));
+            encoder.encode_into(&todo, params.batch, vectors.view_mut(), inc)?;
             for (row, &i) in vectors.rows().into_iter().zip(&missing) {
                 out.row_mut(i).assign(&row);
             }
@@ -845,7 +880,8 @@ pub fn sentence_vectors(
             warn(&format!("the embedding cache was not written: {e}"));
         }
     }
-    Ok((Sentences { rows, lead }, done))
+    let sums = folder.is_static();
+    Ok((Sentences { rows, lead, sums }, done))
 }
 
 /// An owned matrix's values, row after row, to move rows up in place.
@@ -912,6 +948,7 @@ mod tests {
         let room = Sentences {
             rows: room,
             lead: 2,
+            sums: false,
         };
         let v = combine(FeatureSpace::Both, 0.25, lsa.clone(), Some(room));
         let beside = combine(FeatureSpace::Both, 0.25, lsa, Some(Sentences::of(emb)));
@@ -931,6 +968,7 @@ mod tests {
         let mut kept = Sentences {
             rows: all.clone(),
             lead: 1,
+            sums: false,
         };
         kept.retain(&[true, false, true, true, false]);
         let want = all.select(ndarray::Axis(0), &[0, 2, 3]);
@@ -971,7 +1009,11 @@ mod tests {
             [0.0, 0.0, 0.6, 0.8]
         ]);
         rows.slice_mut(s![.., ..2]).fill(7.0);
-        let whole = Sentences { rows, lead: 2 };
+        let whole = Sentences {
+            rows,
+            lead: 2,
+            sums: false,
+        };
         assert_eq!(whole.clone().first(4), whole);
         assert_eq!(whole.clone().first(9), whole);
         let two = whole.first(2);
@@ -981,6 +1023,41 @@ mod tests {
             two.rows,
             array![[7.0, 7.0, r, r], [7.0, 7.0, 0.0, 1.0], [7.0, 7.0, 0.0, 0.0]]
         );
+    }
+
+    /// A static table's sums become unit length when cut, and when all their values are
+    /// kept; the cut of whole sums is the unit vector of the first values' sums, to the bit.
+    #[test]
+    fn a_static_tables_sums_are_made_unit_length_when_cut() {
+        let sums = array![[3.0f32, 4.0, 12.0], [0.0, 0.0, 0.0], [0.1, 0.7, -2.5]];
+        let mut rows = Array2::<f32>::from_elem((3, 4), 9.0);
+        rows.slice_mut(s![.., 1..]).assign(&sums);
+        let whole = Sentences {
+            rows,
+            lead: 1,
+            sums: true,
+        };
+        let all = whole.clone().unit();
+        assert!(!all.sums);
+        assert_eq!(
+            all.view().row(0),
+            array![3.0f32 / 13.0, 4.0 / 13.0, 12.0 / 13.0]
+        );
+        assert_eq!(all.view().row(1), array![0.0f32, 0.0, 0.0]);
+        assert_eq!(all.rows.column(0), array![9.0f32, 9.0, 9.0]);
+        let cut = whole.first(2);
+        let mut narrow = Array2::<f32>::from_elem((3, 3), 9.0);
+        narrow
+            .slice_mut(s![.., 1..])
+            .assign(&sums.slice(s![.., ..2]));
+        let narrow = Sentences {
+            rows: narrow,
+            lead: 1,
+            sums: true,
+        }
+        .unit();
+        assert_eq!(cut, narrow);
+        assert_eq!(cut.view().row(0), array![0.6f32, 0.8]);
     }
 
     /// Rows of the given lengths (distinct columns from 0), 40 columns wide.

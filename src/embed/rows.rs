@@ -28,22 +28,26 @@ impl Rows {
         }
     }
 
-    /// Adds the rows `ids` (each below the row count) to `sum` (of the table's width), in
-    /// order, each value added to `sum`'s as an f32.
-    pub fn add(&self, ids: &[u32], sum: &mut [f32]) {
+    /// Adds the first `sum.len()` values of the rows `ids` (each below the row count; a row
+    /// is `dims` values, at least `sum.len()`) to `sum`, in order, each value added to `sum`'s
+    /// as an f32. Each value's sum is the same whatever the width: a value of `sum` sees the
+    /// same rows in the same order, so the first values of a wider sum are those of a
+    /// narrower one, to the bit.
+    pub fn add(&self, ids: &[u32], dims: usize, sum: &mut [f32]) {
+        assert!(sum.len() <= dims, "a sum no wider than the table's rows");
         match self {
-            Rows::F32(t) => add_f32(t, ids, sum),
-            Rows::F16(t) => add_f16(t, ids, sum),
+            Rows::F32(t) => add_f32(t, ids, dims, sum),
+            Rows::F16(t) => add_f16(t, ids, dims, sum),
         }
     }
 }
 
 crate::wide! {
     /// The f32 rows' sum, the compiler's vectors at each level.
-    fn add_f32(table: &[f32], ids: &[u32], sum: &mut [f32]) {
-        let dims = sum.len();
+    fn add_f32(table: &[f32], ids: &[u32], dims: usize, sum: &mut [f32]) {
+        let width = sum.len();
         for &id in ids {
-            let v = &table[id as usize * dims..(id as usize + 1) * dims];
+            let v = &table[id as usize * dims..id as usize * dims + width];
             for (s, x) in sum.iter_mut().zip(v) {
                 *s += x;
             }
@@ -85,29 +89,29 @@ fn f16_kernel() -> bool {
 
 /// The f16 rows' sum: AVX-512 or AVX2 with F16C where the level allows, else portable (slow:
 /// [`Rows::of_f16`] keeps f16 only where a kernel runs).
-fn add_f16(table: &[u16], ids: &[u32], sum: &mut [f32]) {
+fn add_f16(table: &[u16], ids: &[u32], dims: usize, sum: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     {
         use crate::simd::{level, Level};
         if level() >= Level::Avx512 {
             // SAFETY: the CPU has AVX-512F (the level never exceeds the CPU's).
-            unsafe { add_f16_avx512(table, ids, sum) };
+            unsafe { add_f16_avx512(table, ids, dims, sum) };
             return;
         }
         if level() >= Level::Avx2 && std::arch::is_x86_feature_detected!("f16c") {
             // SAFETY: the CPU has AVX and F16C.
-            unsafe { add_f16_avx2(table, ids, sum) };
+            unsafe { add_f16_avx2(table, ids, dims, sum) };
             return;
         }
     }
-    add_f16_portable(table, ids, sum, 0);
+    add_f16_portable(table, ids, dims, sum, 0);
 }
 
-/// The portable sum of the values from `from` on of each row.
-fn add_f16_portable(table: &[u16], ids: &[u32], sum: &mut [f32], from: usize) {
-    let dims = sum.len();
+/// The portable sum of the values from `from` up to `sum.len()` of each row (of `dims`).
+fn add_f16_portable(table: &[u16], ids: &[u32], dims: usize, sum: &mut [f32], from: usize) {
+    let width = sum.len();
     for &id in ids {
-        let v = &table[id as usize * dims..(id as usize + 1) * dims];
+        let v = &table[id as usize * dims..id as usize * dims + width];
         for (s, &h) in sum[from..].iter_mut().zip(&v[from..]) {
             *s += f16_to_f32(h);
         }
@@ -129,16 +133,16 @@ macro_rules! f16_kernel {
      $load:ident, $half:ident, $cvt:ident, $add:ident, $store:ident) => {
         $(#[$doc])*
         #[target_feature(enable = $feature)]
-        unsafe fn $name(table: &[u16], ids: &[u32], sum: &mut [f32]) {
+        unsafe fn $name(table: &[u16], ids: &[u32], dims: usize, sum: &mut [f32]) {
             use std::arch::x86_64::*;
             const LANES: usize = $lanes;
             const REGS: usize = $regs;
             /// Halves in a cache line.
             const LINE: usize = 32;
-            let dims = sum.len();
+            let whole = sum.len();
             let mut b = 0;
-            while b + LANES <= dims {
-                let width = ((dims - b) / LANES).min(REGS) * LANES;
+            while b + LANES <= whole {
+                let width = ((whole - b) / LANES).min(REGS) * LANES;
                 let mut acc = [$zero(); REGS];
                 for (a, s) in acc.iter_mut().zip(sum[b..b + width].chunks_exact(LANES)) {
                     // SAFETY: `s` holds LANES floats.
@@ -171,7 +175,7 @@ macro_rules! f16_kernel {
                 }
                 b += width;
             }
-            add_f16_portable(table, ids, sum, b);
+            add_f16_portable(table, ids, dims, sum, b);
         }
     };
 }
@@ -196,7 +200,8 @@ f16_kernel!(
 mod tests {
     use super::*;
 
-    /// Each kernel the CPU has gives the portable loop's bits, on a width with a tail.
+    /// Each kernel the CPU has gives the portable loop's bits, on a width with a tail; and the
+    /// sum of each row's first values is the first values of the whole rows' sum.
     #[test]
     fn every_kernel_sums_as_the_portable_loop() {
         let (rows, dims) = (50usize, 37usize);
@@ -209,33 +214,36 @@ mod tests {
             })
             .collect();
         let ids: Vec<u32> = (0..300).map(|i| (i * 7 % rows) as u32).collect();
-        let mut want = vec![0f32; dims];
-        add_f16_portable(&f16, &ids, &mut want, 0);
-        assert!(want.iter().any(|&v| v != 0.0));
-        let mut got = vec![0f32; dims];
-        add_f16(&f16, &ids, &mut got);
-        assert_eq!(got, want, "the level in use");
-        #[cfg(target_arch = "x86_64")]
-        {
-            if crate::simd::cpu() >= crate::simd::Level::Avx512 {
-                let mut got = vec![0f32; dims];
-                // SAFETY: the CPU has AVX-512F.
-                unsafe { add_f16_avx512(&f16, &ids, &mut got) };
-                assert_eq!(got, want, "AVX-512");
-            }
-            if std::arch::is_x86_feature_detected!("avx")
-                && std::arch::is_x86_feature_detected!("f16c")
-            {
-                let mut got = vec![0f32; dims];
-                // SAFETY: the CPU has AVX and F16C.
-                unsafe { add_f16_avx2(&f16, &ids, &mut got) };
-                assert_eq!(got, want, "AVX2 with F16C");
-            }
-        }
+        let mut whole = vec![0f32; dims];
+        add_f16_portable(&f16, &ids, dims, &mut whole, 0);
+        assert!(whole.iter().any(|&v| v != 0.0));
         let f32s: Vec<f32> = f16.iter().map(|&h| f16_to_f32(h)).collect();
-        let mut got = vec![0f32; dims];
-        Rows::F32(f32s).add(&ids, &mut got);
-        assert_eq!(got, want, "an f32 table");
+        for width in [dims, 33, 16, 8, 5] {
+            let want = &whole[..width];
+            let mut got = vec![0f32; width];
+            add_f16(&f16, &ids, dims, &mut got);
+            assert_eq!(got, want, "the level in use, {width} values");
+            #[cfg(target_arch = "x86_64")]
+            {
+                if crate::simd::cpu() >= crate::simd::Level::Avx512 {
+                    let mut got = vec![0f32; width];
+                    // SAFETY: the CPU has AVX-512F.
+                    unsafe { add_f16_avx512(&f16, &ids, dims, &mut got) };
+                    assert_eq!(got, want, "AVX-512, {width} values");
+                }
+                if std::arch::is_x86_feature_detected!("avx")
+                    && std::arch::is_x86_feature_detected!("f16c")
+                {
+                    let mut got = vec![0f32; width];
+                    // SAFETY: the CPU has AVX and F16C.
+                    unsafe { add_f16_avx2(&f16, &ids, dims, &mut got) };
+                    assert_eq!(got, want, "AVX2 with F16C, {width} values");
+                }
+            }
+            let mut got = vec![0f32; width];
+            Rows::F32(f32s.clone()).add(&ids, dims, &mut got);
+            assert_eq!(got, want, "an f32 table, {width} values");
+        }
     }
 
     #[test]

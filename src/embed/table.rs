@@ -350,8 +350,12 @@ impl TokenTable {
         Ok(e.get_ids().to_vec())
     }
 
-    /// One unit vector per text into `out` (row `i` is `texts[i]`'s, zero on entry; zero for a
-    /// text without a token).
+    /// The sum of each text's token rows into `out` (row `i` is `texts[i]`'s, zero on entry;
+    /// zero for a text without a token), each row's first `out.ncols()` values (at most the
+    /// table's width): not yet unit length, so that a sentence vector cut to its first values
+    /// ([`super::Sentences::first`]) is the unit vector of those values' sums, to the bit,
+    /// whether all the values were summed (a fit, which chooses its features after embedding)
+    /// or only the kept ones (placement).
     /// The texts are cut into one run per worker thread, each with its own cache of words
     /// (kept for the whole run and for the next call, so each thread spells a word once), and each run goes in
     /// chunks; `done(n)` is called after each chunk. A text's vector depends on its text
@@ -386,7 +390,7 @@ impl TokenTable {
                     self.cached_token_ids(text, &mut seen, &mut ids)?;
                     let mut row = rows.row_mut(i);
                     let row = row.as_slice_mut().expect("a row's values lie side by side");
-                    self.mean_into(&ids, &mut kept, row);
+                    self.sum_into(&ids, &mut kept, row);
                     if (i + 1) % CHUNK == 0 || i + 1 == run.len() {
                         done((i % CHUNK) + 1);
                     }
@@ -396,11 +400,12 @@ impl TokenTable {
             })
     }
 
-    /// The mean of the rows of `ids` (special tokens and ids past the table left out), unit
-    /// length, into `row` (zero on entry); `kept` is scratch space, used only when some id is
-    /// left out (rarely: a text's ids hold a special token only where the text spells one,
-    /// and such a text goes through the tokenizer whole), so the ids are not copied one by one.
-    fn mean_into(&self, ids: &[u32], kept: &mut Vec<u32>, row: &mut [f32]) {
+    /// The sum of the rows of `ids` (special tokens and ids past the table left out), their
+    /// first `row.len()` values, into `row` (zero on entry); `kept` is scratch space, used only
+    /// when some id is left out (rarely: a text's ids hold a special token only where the text
+    /// spells one, and such a text goes through the tokenizer whole), so the ids are not
+    /// copied one by one. The mean's direction: the sentence vector once made unit length.
+    fn sum_into(&self, ids: &[u32], kept: &mut Vec<u32>, row: &mut [f32]) {
         let out = |id: u32| self.special.get(id as usize).copied().unwrap_or(true);
         let ids = match ids.iter().any(|&id| out(id)) {
             false => ids,
@@ -410,10 +415,7 @@ impl TokenTable {
                 kept.as_slice()
             }
         };
-        if !ids.is_empty() {
-            self.table.add(ids, row);
-            crate::norm::unit(ndarray::ArrayViewMut1::from(row));
-        }
+        self.table.add(ids, self.dims, row);
     }
 }
 

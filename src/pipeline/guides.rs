@@ -106,6 +106,8 @@ fn sentence_means(settings: &Settings, model: &Loaded) -> Result<Array2<f32>, Pi
         crate::progress::warn,
         &bar,
     )?;
+    // Each text's vector at unit length (a static table gives sums), then their mean.
+    let each = each.unit();
     let each = each.view();
     let mut out = Array2::<f32>::zeros((named.len(), each.ncols()));
     let mut at = 0;
