@@ -123,57 +123,91 @@ fn add_f16_portable(table: &[u16], ids: &[u32], dims: usize, sum: &mut [f32], fr
 #[cfg(target_arch = "x86_64")]
 const AHEAD: usize = 8;
 
-/// One f16 kernel: `$lanes` floats a register, up to `$regs` sums kept in registers over all
-/// the rows (then stored, and the next columns summed), its halves loaded by `$half` and
-/// widened by `$cvt`; the columns past the last whole register go to the portable loop. The
-/// rows `AHEAD` ids on are prefetched, a cache line at a time.
+/// One f16 kernel: `$lanes` floats a register, the columns summed in blocks of up to `$regs`
+/// registers kept in registers over all the rows (then stored, and the next columns summed),
+/// its halves loaded by `$half` and widened by `$cvt`; the columns past the last whole register
+/// go to the portable loop. The rows `AHEAD` ids on are prefetched, a cache line at a time.
+/// A block's width is a constant of its own function (`R` registers: `$regs`, then halves of
+/// it), so the compiler keeps the sums in registers: with the width known only at run time
+/// they lived on the stack, each row's add a load and a store (the profile's hottest lines).
 #[cfg(target_arch = "x86_64")]
 macro_rules! f16_kernel {
-    ($(#[$doc:meta])* $name:ident, $feature:literal, $lanes:literal, $regs:literal, $zero:ident,
-     $load:ident, $half:ident, $cvt:ident, $add:ident, $store:ident) => {
+    ($(#[$doc:meta])* $name:ident, $block:ident, $feature:literal, $lanes:literal, $regs:literal,
+     $zero:ident, $load:ident, $half:ident, $cvt:ident, $add:ident, $store:ident) => {
+        /// The sums of `R` registers' columns from column `b` on, over all of `ids`' rows.
+        ///
+        /// # Safety
+        /// As the kernel's; `b + R * LANES` is at most `sum.len()`.
+        #[target_feature(enable = $feature)]
+        unsafe fn $block<const R: usize>(
+            table: &[u16],
+            ids: &[u32],
+            dims: usize,
+            sum: &mut [f32],
+            b: usize,
+        ) {
+            use std::arch::x86_64::*;
+            const LANES: usize = $lanes;
+            /// Halves in a cache line.
+            const LINE: usize = 32;
+            let width = R * LANES;
+            let mut acc = [$zero(); R];
+            for (a, s) in acc.iter_mut().zip(sum[b..b + width].chunks_exact(LANES)) {
+                // SAFETY: `s` holds LANES floats.
+                *a = unsafe { $load(s.as_ptr()) };
+            }
+            for (j, &id) in ids.iter().enumerate() {
+                if let Some(&next) = ids.get(j + AHEAD) {
+                    let at = next as usize * dims + b;
+                    for line in (0..width).step_by(LINE) {
+                        // A hint only: it reads nothing, and an address past the table
+                        // (never, as the ids are below the row count) would not fault.
+                        _mm_prefetch::<_MM_HINT_T0>(table.as_ptr().wrapping_add(at + line).cast());
+                    }
+                }
+                let at = id as usize * dims + b;
+                let row = &table[at..at + width];
+                for (r, a) in acc.iter_mut().enumerate() {
+                    // SAFETY: the row holds R * LANES halves; register r's are LANES of them,
+                    // the register's width in bytes / 2.
+                    let h = unsafe { $half(row.as_ptr().add(r * LANES).cast()) };
+                    *a = $add(*a, $cvt(h));
+                }
+            }
+            for (a, s) in acc.iter().zip(sum[b..b + width].chunks_exact_mut(LANES)) {
+                // SAFETY: `s` holds LANES floats.
+                unsafe { $store(s.as_mut_ptr(), *a) };
+            }
+        }
+
         $(#[$doc])*
         #[target_feature(enable = $feature)]
         unsafe fn $name(table: &[u16], ids: &[u32], dims: usize, sum: &mut [f32]) {
-            use std::arch::x86_64::*;
             const LANES: usize = $lanes;
             const REGS: usize = $regs;
-            /// Halves in a cache line.
-            const LINE: usize = 32;
             let whole = sum.len();
             let mut b = 0;
-            while b + LANES <= whole {
-                let width = ((whole - b) / LANES).min(REGS) * LANES;
-                let mut acc = [$zero(); REGS];
-                for (a, s) in acc.iter_mut().zip(sum[b..b + width].chunks_exact(LANES)) {
-                    // SAFETY: `s` holds LANES floats.
-                    *a = unsafe { $load(s.as_ptr()) };
-                }
-                for (j, &id) in ids.iter().enumerate() {
-                    if let Some(&next) = ids.get(j + AHEAD) {
-                        let at = next as usize * dims + b;
-                        for line in (0..width).step_by(LINE) {
-                            // A hint only: it reads nothing, and an address past the table
-                            // (never, as the ids are below the row count) would not fault.
-                            _mm_prefetch::<_MM_HINT_T0>(
-                                table.as_ptr().wrapping_add(at + line).cast(),
-                            );
-                        }
+            loop {
+                let regs = (whole - b) / LANES;
+                let Some(r) = [REGS, REGS / 2, REGS / 4, 1].into_iter().find(|&r| r <= regs)
+                else {
+                    break;
+                };
+                // SAFETY: the CPU has the kernel's features (the caller's promise), and the
+                // block's columns end within `sum` (`regs` whole registers remain, `r` of them
+                // summed).
+                unsafe {
+                    if r == REGS {
+                        $block::<REGS>(table, ids, dims, sum, b)
+                    } else if r == REGS / 2 {
+                        $block::<{ REGS / 2 }>(table, ids, dims, sum, b)
+                    } else if r == REGS / 4 {
+                        $block::<{ REGS / 4 }>(table, ids, dims, sum, b)
+                    } else {
+                        $block::<1>(table, ids, dims, sum, b)
                     }
-                    let at = id as usize * dims + b;
-                    for (a, h) in acc
-                        .iter_mut()
-                        .zip(table[at..at + width].chunks_exact(LANES))
-                    {
-                        // SAFETY: `h` holds LANES halves, the register's width in bytes / 2.
-                        let h = unsafe { $half(h.as_ptr().cast()) };
-                        *a = $add(*a, $cvt(h));
-                    }
-                }
-                for (a, s) in acc.iter().zip(sum[b..b + width].chunks_exact_mut(LANES)) {
-                    // SAFETY: `s` holds LANES floats.
-                    unsafe { $store(s.as_mut_ptr(), *a) };
-                }
-                b += width;
+                };
+                b += r * LANES;
             }
             add_f16_portable(table, ids, dims, sum, b);
         }
@@ -184,7 +218,7 @@ macro_rules! f16_kernel {
 f16_kernel!(
     /// # Safety
     /// The CPU has AVX-512F.
-    add_f16_avx512, "avx512f", 16, 16, _mm512_setzero_ps, _mm512_loadu_ps, _mm256_loadu_si256,
+    add_f16_avx512, block_avx512, "avx512f", 16, 16, _mm512_setzero_ps, _mm512_loadu_ps, _mm256_loadu_si256,
     _mm512_cvtph_ps, _mm512_add_ps, _mm512_storeu_ps
 );
 
@@ -192,7 +226,7 @@ f16_kernel!(
 f16_kernel!(
     /// # Safety
     /// The CPU has AVX and F16C.
-    add_f16_avx2, "avx,f16c", 8, 8, _mm256_setzero_ps, _mm256_loadu_ps, _mm_loadu_si128,
+    add_f16_avx2, block_avx2, "avx,f16c", 8, 8, _mm256_setzero_ps, _mm256_loadu_ps, _mm_loadu_si128,
     _mm256_cvtph_ps, _mm256_add_ps, _mm256_storeu_ps
 );
 
@@ -200,11 +234,12 @@ f16_kernel!(
 mod tests {
     use super::*;
 
-    /// Each kernel the CPU has gives the portable loop's bits, on a width with a tail; and the
+    /// Each kernel the CPU has gives the portable loop's bits, on widths with a tail; and the
     /// sum of each row's first values is the first values of the whole rows' sum.
     #[test]
     fn every_kernel_sums_as_the_portable_loop() {
-        let (rows, dims) = (50usize, 37usize);
+        // 469 = 16 x (16 + 8 + 4 + 1) + 5: every block of registers at either level, and a tail.
+        let (rows, dims) = (50usize, 469usize);
         let mut x = 0x9e37_79b9u32;
         let f16: Vec<u16> = (0..rows * dims)
             .map(|_| {
@@ -218,7 +253,7 @@ mod tests {
         add_f16_portable(&f16, &ids, dims, &mut whole, 0);
         assert!(whole.iter().any(|&v| v != 0.0));
         let f32s: Vec<f32> = f16.iter().map(|&h| f16_to_f32(h)).collect();
-        for width in [dims, 33, 16, 8, 5] {
+        for width in [dims, 264, 128, 37, 16, 8, 5] {
             let want = &whole[..width];
             let mut got = vec![0f32; width];
             add_f16(&f16, &ids, dims, &mut got);
