@@ -826,7 +826,7 @@ pub fn sentence_vectors(
         c
     });
     // A static table sums only the values kept, where the features are known and no cache
-    // keeps whole vectors (placement: on 10M streamed documents the sums are half the work).
+    // keeps whole vectors (placement: half of each row read, beside the words).
     let dims = match (folder.is_static(), &cache) {
         (true, None) => params.summed_dims(),
         _ => folder.dims(),
