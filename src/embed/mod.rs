@@ -198,9 +198,9 @@ impl Folder {
     /// transformer, the SHA-256 of that, the precision and the tokens per text (vectors of
     /// another precision or length are other vectors).
     pub fn vectors_key(&self) -> String {
+        use sha2::Digest;
         match self {
             Folder::Transformer(f) => {
-                use sha2::Digest;
                 let mut h = sha2::Sha256::new();
                 h.update(f.weights_sha256.as_bytes());
                 h.update(format!(":{}:{}", f.precision.name(), f.max_length).as_bytes());
@@ -209,7 +209,6 @@ impl Folder {
             // The cache holds a static table's sums, not unit vectors (`:sums`; older caches
             // of unit vectors had the weights' hash alone).
             Folder::Static(f) => {
-                use sha2::Digest;
                 folder::hex(&sha2::Sha256::digest(format!("{}:sums", f.weights_sha256)))
             }
         }

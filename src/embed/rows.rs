@@ -10,8 +10,14 @@
 //! as the portable loop; `TOPICMAP_DEBUG_SIMD` picks the level as for every kernel
 //! ([`crate::simd`]).
 
-/// The table's rows.
-pub enum Rows {
+/// The table's rows, each `dims` values.
+pub struct Rows {
+    values: Values,
+    dims: usize,
+}
+
+/// The rows' values, one row after the other.
+enum Values {
     /// IEEE half floats, as WordLlama ships them.
     F16(Vec<u16>),
     /// Single floats (f32 tables, and bf16 ones widened once).
@@ -19,25 +25,42 @@ pub enum Rows {
 }
 
 impl Rows {
-    /// The rows of an f16 table: kept in f16 where the CPU converts halves in its vectors (at
-    /// the level in use), widened to f32 once otherwise (the same values either way).
-    pub fn of_f16(halves: Vec<u16>) -> Rows {
-        match f16_kernel() {
-            true => Rows::F16(halves),
-            false => Rows::F32(halves.into_iter().map(f16_to_f32).collect()),
+    /// The rows of an f16 table of `dims` values a row: kept in f16 where the CPU converts
+    /// halves in its vectors (at the level in use), widened to f32 once otherwise (the same
+    /// values either way).
+    pub fn of_f16(halves: Vec<u16>, dims: usize) -> Rows {
+        let values = match f16_kernel() {
+            true => Values::F16(halves),
+            false => Values::F32(halves.into_iter().map(f16_to_f32).collect()),
+        };
+        Rows { values, dims }
+    }
+
+    /// The rows of an f32 table of `dims` values a row.
+    pub fn of_f32(values: Vec<f32>, dims: usize) -> Rows {
+        Rows {
+            values: Values::F32(values),
+            dims,
         }
     }
 
-    /// Adds the first `sum.len()` values of the rows `ids` (each below the row count; a row
-    /// is `dims` values, at least `sum.len()`) to `sum`, in order, each value added to `sum`'s
-    /// as an f32. Each value's sum is the same whatever the width: a value of `sum` sees the
-    /// same rows in the same order, so the first values of a wider sum are those of a
-    /// narrower one, to the bit.
-    pub fn add(&self, ids: &[u32], dims: usize, sum: &mut [f32]) {
-        assert!(sum.len() <= dims, "a sum no wider than the table's rows");
-        match self {
-            Rows::F32(t) => add_f32(t, ids, dims, sum),
-            Rows::F16(t) => add_f16(t, ids, dims, sum),
+    /// A row's length.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// Adds the first `sum.len()` values (at most a row's) of the rows `ids` (each below the
+    /// row count) to `sum`, in order, each value added to `sum`'s as an f32. Each value's sum
+    /// is the same whatever the width: a value of `sum` sees the same rows in the same order,
+    /// so the first values of a wider sum are those of a narrower one, to the bit.
+    pub fn add(&self, ids: &[u32], sum: &mut [f32]) {
+        assert!(
+            sum.len() <= self.dims,
+            "a sum no wider than the table's rows"
+        );
+        match &self.values {
+            Values::F32(t) => add_f32(t, ids, self.dims, sum),
+            Values::F16(t) => add_f16(t, ids, self.dims, sum),
         }
     }
 }
@@ -276,7 +299,7 @@ mod tests {
                 }
             }
             let mut got = vec![0f32; width];
-            Rows::F32(f32s.clone()).add(&ids, dims, &mut got);
+            Rows::of_f32(f32s.clone(), dims).add(&ids, &mut got);
             assert_eq!(got, want, "an f32 table, {width} values");
         }
     }

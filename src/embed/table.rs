@@ -245,7 +245,6 @@ fn table_header(path: &Path) -> Result<(Dtype, usize, usize, (usize, usize)), Em
 /// A loaded static model: the table ([`Rows`]) and the tokenizer.
 pub struct TokenTable {
     table: Rows,
-    dims: usize,
     /// Ids left out of a text's mean: the tokenizer's special tokens.
     special: Vec<bool>,
     /// The tokenizer the folder's check read, with its cuts into words when the BPE never
@@ -270,20 +269,23 @@ impl TokenTable {
                 why: "changed since it was checked".into(),
             })?;
         let table = match folder.dtype {
-            Dtype::F32 => Rows::F32(
+            Dtype::F32 => Rows::of_f32(
                 raw.chunks_exact(4)
                     .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
                     .collect(),
+                folder.dims,
             ),
             Dtype::F16 => Rows::of_f16(
                 raw.chunks_exact(2)
                     .map(|b| u16::from_le_bytes([b[0], b[1]]))
                     .collect(),
+                folder.dims,
             ),
-            Dtype::Bf16 => Rows::F32(
+            Dtype::Bf16 => Rows::of_f32(
                 raw.chunks_exact(2)
                     .map(|b| f32::from_bits((u16::from_le_bytes([b[0], b[1]]) as u32) << 16))
                     .collect(),
+                folder.dims,
             ),
         };
         let spelling = folder.spelling.clone();
@@ -297,7 +299,6 @@ impl TokenTable {
         }
         Ok(TokenTable {
             table,
-            dims: folder.dims,
             special,
             spelling,
             seen: std::sync::Mutex::default(),
@@ -306,7 +307,7 @@ impl TokenTable {
 
     /// The vector's length.
     pub fn dims(&self) -> usize {
-        self.dims
+        self.table.dims()
     }
 
     /// Each text's token ids (no special tokens added, nothing cut).
@@ -415,7 +416,7 @@ impl TokenTable {
                 kept.as_slice()
             }
         };
-        self.table.add(ids, self.dims, row);
+        self.table.add(ids, row);
     }
 }
 
