@@ -12,7 +12,8 @@
 //! * [`folder`]: the model folder, checked before anything runs;
 //! * [`encoder`]: the transformer forward pass, in batches of equal-length texts;
 //! * [`table`]: static token vectors, a text's vector the mean of its tokens' rows
-//!   (`method = "static"`: thousands of texts a second), summed by `rows`' kernels;
+//!   (`method = "static"`: thousands of texts a second), summed by `rows`' kernels, its new
+//!   words spelled by `bpe`;
 //! * [`cache`]: vectors of documents already embedded, by text and model, so scheduled
 //!   reruns do not embed them again;
 //!
@@ -23,6 +24,7 @@
 
 mod attention;
 pub mod bert;
+mod bpe;
 pub mod cache;
 mod dense;
 pub mod encoder;

@@ -14,6 +14,7 @@
 //! `embeddings`, model2vec) in f16, bf16 or f32, and one tokenizers JSON file (`tokenizer.json`,
 //! or a single `*tokenizer*.json`). [`StaticFolder::open`] checks both before anything runs.
 
+use super::bpe::{Merges, Scratch};
 use super::folder::check_weights;
 use super::rows::Rows;
 use super::EmbedError;
@@ -439,6 +440,9 @@ struct SpaceWords {
     /// space that follows another byte, and between two printable ASCII characters that no
     /// token holds side by side (between other bytes: never).
     cut: Box<[u64; 1024]>,
+    /// The BPE's merges, to spell a new word without the crate ([`Merges`]), when the model
+    /// is a plain BPE.
+    merges: Option<Merges>,
 }
 
 impl SpaceWords {
@@ -504,7 +508,8 @@ impl SpaceWords {
                 }
             }
         }
-        (plain && !joins_words).then_some(SpaceWords { added, cut })
+        let merges = Merges::of(model);
+        (plain && !joins_words).then_some(SpaceWords { added, cut, merges })
     }
 
     /// Whether the text is cut between the bytes `a` and `b` (a space, or any ASCII character,
@@ -553,7 +558,7 @@ impl SpaceWords {
             }
             for (&i, &key) in at[..n].iter().zip(&keys) {
                 let cut = from + i as usize;
-                seen.push_keyed(tokenizer, &text[start..cut], start == 0, key, ids)?;
+                seen.push_keyed((tokenizer, self), &text[start..cut], start == 0, key, ids)?;
                 start = cut;
             }
             from = to;
@@ -561,7 +566,7 @@ impl SpaceWords {
         seen.keys = keys;
         if !text.is_empty() {
             let key = WordIds::key(&text[start..], start == 0);
-            seen.push_keyed(tokenizer, &text[start..], start == 0, key, ids)?;
+            seen.push_keyed((tokenizer, self), &text[start..], start == 0, key, ids)?;
         }
         Ok(())
     }
@@ -579,6 +584,8 @@ struct WordIds {
     hot: HotWords,
     /// Scratch: the keys of a block's pieces.
     keys: Vec<u128>,
+    /// Scratch: a new word's symbols while the merges spell it.
+    spelling: Scratch,
 }
 
 /// The words a thread met last, by their hash's low bits (one slot each, the newest word
@@ -642,7 +649,7 @@ impl WordIds {
     /// which then gets the tokenizer's leading `▁`; `key` its [`WordIds::key`]) to `out`.
     fn push_keyed(
         &mut self,
-        tokenizer: &tokenizers::Tokenizer,
+        (tokenizer, words): (&tokenizers::Tokenizer, &SpaceWords),
         piece: &str,
         first: bool,
         key: u128,
@@ -660,25 +667,29 @@ impl WordIds {
             Self::keep_hot(hot, key, ids);
             return Ok(());
         }
-        let mut word = String::with_capacity(piece.len() + 6);
-        if first {
-            word.push(SpaceWords::SPACE);
-        }
-        word.extend(
-            piece
-                .chars()
-                .map(|c| if c == ' ' { SpaceWords::SPACE } else { c }),
-        );
-        if self.at.len() >= Self::MAX || self.ids.len() + word.len() > u32::MAX as usize {
+        // The piece as the tokenizer's normalizer leaves it: a leading `▁` on the text's
+        // first, each space a `▁`.
+        let chars = first
+            .then_some(SpaceWords::SPACE)
+            .into_iter()
+            .chain(piece.chars())
+            .map(|c| if c == ' ' { SpaceWords::SPACE } else { c });
+        // At most one id a byte, and the leading `▁`.
+        if self.at.len() >= Self::MAX || self.ids.len() + piece.len() + 3 > u32::MAX as usize {
             self.at.clear();
             self.ids.clear();
         }
         let at = self.ids.len();
-        let tokens = tokenizer
-            .get_model()
-            .tokenize(&word)
-            .map_err(|e| EmbedError::Encode(e.to_string()))?;
-        self.ids.extend(tokens.iter().map(|t| t.id));
+        let spelled = (words.merges.as_ref())
+            .is_some_and(|m| m.spell(chars.clone(), &mut self.spelling, &mut self.ids));
+        if !spelled {
+            let word: String = chars.collect();
+            let tokens = tokenizer
+                .get_model()
+                .tokenize(&word)
+                .map_err(|e| EmbedError::Encode(e.to_string()))?;
+            self.ids.extend(tokens.iter().map(|t| t.id));
+        }
         out.extend_from_slice(&self.ids[at..]);
         self.at
             .insert(key, (at as u32, (self.ids.len() - at) as u32));
