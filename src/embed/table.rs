@@ -532,8 +532,8 @@ impl SpaceWords {
     ) -> Result<(), EmbedError> {
         // The cuts of a block of bytes are found first, without a branch (a cut comes every
         // few bytes, where a branch would be mispredicted); then its pieces' keys, each asking
-        // for its hot slot (a read from memory that would otherwise stall the lookup: 45% of
-        // the lookups' samples sat on it); then the pieces are looked up.
+        // for its slot (a read from memory that would otherwise stall the lookup: 45% of the
+        // lookups' samples sat on it); then the pieces are looked up.
         const BLOCK: usize = 4096;
         let bytes = text.as_bytes();
         let mut at = [0u16; BLOCK];
@@ -552,7 +552,7 @@ impl SpaceWords {
             for &i in &at[..n] {
                 let cut = from + i as usize;
                 let key = WordIds::key(&text[piece..cut], piece == 0);
-                seen.hot.prefetch(key);
+                seen.prefetch(key);
                 keys.push(key);
                 piece = cut;
             }
@@ -572,68 +572,58 @@ impl SpaceWords {
     }
 }
 
-/// A thread's words already cut into ids (by [`SpaceWords`]): each piece of text is known by
-/// its 128-bit XXH3 hash (as the vector cache knows texts) and its ids sit in one array, so a
-/// known word costs one hash and two reads, and a frequent one a single read of its hot slot
-/// ([`HotWords`]). Emptied when it grows past [`WordIds::MAX`] words, so memory stays bounded
-/// on any corpus (about 40 bytes a word, 16 MB at most, and the hot slots' 2 MB).
-#[derive(Default)]
+/// A thread's words already cut into ids (by [`SpaceWords`]): one open-addressed table of
+/// slots, each holding a piece's 128-bit XXH3 hash (as the vector cache knows texts) and up to
+/// three of its ids (a longer word's ids lie in one array beside it), so a known word costs one
+/// hash and, mostly, one read of one cache line. Most words of a text are frequent ones ("the",
+/// "of", ",", "model"), whose slots stay in the core's cache; a rare word's slot is asked for
+/// ahead ([`WordIds::prefetch`]). A map beside a direct-mapped table of hot words cost up to
+/// three misses for a word the hot table had lost (docs/benchmarks.md). The table doubles
+/// from 65,536 slots while more than 7 in 10 are taken, up to 524,288 ([`WordIds::MAX_SLOTS`]), then is
+/// emptied, so memory stays bounded on any corpus (32 bytes a slot, 16 MB at most).
 struct WordIds {
-    at: rustc_hash::FxHashMap<u128, (u32, u32)>,
-    ids: Vec<u32>,
-    hot: HotWords,
+    /// Empty until the first word.
+    slots: Vec<Slot>,
+    /// The first table's slots and the most it grows to (powers of two).
+    sizes: (usize, usize),
+    /// Slots taken.
+    words: usize,
+    /// The ids of words of more than three.
+    long: Vec<u32>,
     /// Scratch: the keys of a block's pieces.
     keys: Vec<u128>,
     /// Scratch: a new word's symbols while the merges spell it.
     spelling: Scratch,
 }
 
-/// The words a thread met last, by their hash's low bits (one slot each, the newest word
-/// wins), with up to three ids in the slot itself: 2 MB, one read a word, where the map and
-/// its ids (megabytes) cost two misses a word. 65,536 slots answered the arXiv 75k run's
-/// embed stage faster than 16,384 (docs/benchmarks.md). Most words of a text are frequent
-/// ones ("the", "of", ",", "model"), so most are answered here.
-struct HotWords(Box<[HotWord]>);
-
+/// A word's slot: its key, how many ids it has (0: an empty slot), and its ids when at most
+/// three (else `ids[0]` is where they start in [`WordIds::long`]).
 #[derive(Clone, Copy, Default)]
-struct HotWord {
+struct Slot {
     key: u128,
-    /// Ids held (0: an empty slot).
     len: u32,
     ids: [u32; 3],
 }
 
-impl Default for HotWords {
+impl Default for WordIds {
     fn default() -> Self {
-        HotWords(vec![HotWord::default(); Self::SLOTS].into_boxed_slice())
-    }
-}
-
-impl HotWords {
-    const SLOTS: usize = 1 << 16;
-
-    fn slot(&mut self, key: u128) -> &mut HotWord {
-        &mut self.0[key as usize & (Self::SLOTS - 1)]
-    }
-
-    /// Asks for `key`'s slot to be brought into the cache (a hint: nothing is read).
-    fn prefetch(&self, key: u128) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let slot: *const HotWord = &self.0[key as usize & (Self::SLOTS - 1)];
-            // SAFETY: a prefetch is a hint; it reads nothing and never faults (SSE, which every
-            // x86_64 CPU has).
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast())
-            };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        WordIds::with_sizes(1 << 16, Self::MAX_SLOTS)
     }
 }
 
 impl WordIds {
-    const MAX: usize = 400_000;
+    const MAX_SLOTS: usize = 1 << 19;
+
+    fn with_sizes(first: usize, max: usize) -> WordIds {
+        WordIds {
+            slots: Vec::new(),
+            sizes: (first, max),
+            words: 0,
+            long: Vec::new(),
+            keys: Vec::new(),
+            spelling: Scratch::default(),
+        }
+    }
     /// Marks the key of a piece that opens its text (digits of pi).
     const FIRST: u128 = 0x243f_6a88_85a3_08d3_1319_8a2e_0370_7344;
 
@@ -643,6 +633,54 @@ impl WordIds {
         // bits, so "MIDAS" opening a text and "LIDAR" inside one had one key. A constant on the
         // output keeps the two keys apart as any two texts' hashes are.
         xxhash_rust::xxh3::xxh3_128(piece.as_bytes()) ^ if first { Self::FIRST } else { 0 }
+    }
+
+    /// Asks for `key`'s first slot to be brought into the cache (a hint: nothing is read).
+    fn prefetch(&self, key: u128) {
+        #[cfg(target_arch = "x86_64")]
+        if !self.slots.is_empty() {
+            let slot: *const Slot = &self.slots[key as usize & (self.slots.len() - 1)];
+            // SAFETY: a prefetch is a hint; it reads nothing and never faults (SSE, which every
+            // x86_64 CPU has).
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast())
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// The slot holding `key`, or the empty one where it would go (linear probing: some slot
+    /// is always empty).
+    fn find(slots: &[Slot], key: u128) -> usize {
+        let mask = slots.len() - 1;
+        let mut i = key as usize & mask;
+        while slots[i].len != 0 && slots[i].key != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    /// Room for one more word: the table doubled, or emptied when it is as large as it gets
+    /// (or the long words' ids would pass what a `u32` counts).
+    fn make_room(&mut self, more_ids: usize) {
+        if self.slots.is_empty() {
+            self.slots = vec![Slot::default(); self.sizes.0];
+        }
+        let full = (self.words + 1) * 10 > self.slots.len() * 7;
+        let long_full = self.long.len() + more_ids > u32::MAX as usize;
+        if (full && self.slots.len() >= self.sizes.1) || long_full {
+            self.slots.fill(Slot::default());
+            self.words = 0;
+            self.long.clear();
+        } else if full {
+            let mut slots = vec![Slot::default(); self.slots.len() * 2];
+            for s in self.slots.iter().filter(|s| s.len != 0) {
+                let i = Self::find(&slots, s.key);
+                slots[i] = *s;
+            }
+            self.slots = slots;
+        }
     }
 
     /// Appends the ids of `piece` (a piece of the text as given: `first` when it opens the text,
@@ -656,16 +694,24 @@ impl WordIds {
         out: &mut Vec<u32>,
     ) -> Result<(), EmbedError> {
         use tokenizers::Model;
-        let hot = self.hot.slot(key);
-        if hot.key == key && hot.len > 0 {
-            out.extend_from_slice(&hot.ids[..hot.len as usize]);
-            return Ok(());
-        }
-        if let Some(&(at, len)) = self.at.get(&key) {
-            let ids = &self.ids[at as usize..(at + len) as usize];
-            out.extend_from_slice(ids);
-            Self::keep_hot(hot, key, ids);
-            return Ok(());
+        if !self.slots.is_empty() {
+            let slot = self.slots[Self::find(&self.slots, key)];
+            match slot.len {
+                0 => {}
+                1..=3 => {
+                    // Three ids copied whatever the length (a fixed copy, not a call), then
+                    // the spare ones dropped.
+                    let n = out.len();
+                    out.extend_from_slice(&slot.ids);
+                    out.truncate(n + slot.len as usize);
+                    return Ok(());
+                }
+                len => {
+                    let at = slot.ids[0] as usize;
+                    out.extend_from_slice(&self.long[at..at + len as usize]);
+                    return Ok(());
+                }
+            }
         }
         // The piece as the tokenizer's normalizer leaves it: a leading `▁` on the text's
         // first, each space a `▁`.
@@ -675,34 +721,102 @@ impl WordIds {
             .chain(piece.chars())
             .map(|c| if c == ' ' { SpaceWords::SPACE } else { c });
         // At most one id a byte, and the leading `▁`.
-        if self.at.len() >= Self::MAX || self.ids.len() + piece.len() + 3 > u32::MAX as usize {
-            self.at.clear();
-            self.ids.clear();
-        }
-        let at = self.ids.len();
+        self.make_room(piece.len() + 3);
+        let at = self.long.len();
         let spelled = (words.merges.as_ref())
-            .is_some_and(|m| m.spell(chars.clone(), &mut self.spelling, &mut self.ids));
+            .is_some_and(|m| m.spell(chars.clone(), &mut self.spelling, &mut self.long));
         if !spelled {
             let word: String = chars.collect();
             let tokens = tokenizer
                 .get_model()
                 .tokenize(&word)
                 .map_err(|e| EmbedError::Encode(e.to_string()))?;
-            self.ids.extend(tokens.iter().map(|t| t.id));
+            self.long.extend(tokens.iter().map(|t| t.id));
         }
-        out.extend_from_slice(&self.ids[at..]);
-        self.at
-            .insert(key, (at as u32, (self.ids.len() - at) as u32));
-        Self::keep_hot(self.hot.slot(key), key, &self.ids[at..]);
+        let ids = &self.long[at..];
+        out.extend_from_slice(ids);
+        let mut slot = Slot {
+            key,
+            len: ids.len() as u32,
+            ids: [at as u32, 0, 0],
+        };
+        if ids.len() <= 3 {
+            slot.ids[..ids.len()].copy_from_slice(ids);
+            self.long.truncate(at);
+        }
+        if slot.len > 0 {
+            let i = Self::find(&self.slots, key);
+            self.slots[i] = slot;
+            self.words += 1;
+        }
         Ok(())
     }
+}
 
-    /// Puts a word of at most three ids in its hot slot.
-    fn keep_hot(slot: &mut HotWord, key: u128, ids: &[u32]) {
-        if (1..=3).contains(&ids.len()) {
-            slot.key = key;
-            slot.len = ids.len() as u32;
-            slot.ids[..ids.len()].copy_from_slice(ids);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tokenizer of WordLlama's shape ([`SpaceWords`]): a `▁` before the text and for each
+    /// space, a BPE over the letters with a few merges.
+    fn spelling() -> Spelling {
+        let mut vocab = serde_json::Map::new();
+        let letters = "\u{2581}abcdefghijklmnopqrstuvwxyz0123456789";
+        for (i, c) in letters.chars().enumerate() {
+            vocab.insert(c.to_string(), i.into());
         }
+        let merges = ["\u{2581} t", "h e", "\u{2581}t he", "o r", "w or"];
+        for m in merges {
+            let joined = m.replace(' ', "");
+            let n = vocab.len();
+            vocab.insert(joined, n.into());
+        }
+        // A token no merge makes: "x" beside "x" is then never cut, and "xxxxxx" is six ids.
+        let n = vocab.len();
+        vocab.insert("xxxx".into(), n.into());
+        let json = serde_json::json!({
+            "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": {"type": "Sequence", "normalizers": [
+                {"type": "Prepend", "prepend": "\u{2581}"},
+                {"type": "Replace", "pattern": {"String": " "}, "content": "\u{2581}"},
+            ]},
+            "pre_tokenizer": null, "post_processor": null, "decoder": null,
+            "model": {"type": "BPE", "dropout": null, "unk_token": null, "fuse_unk": false,
+                      "byte_fallback": false, "vocab": vocab, "merges": merges},
+        })
+        .to_string();
+        let words = SpaceWords::of(&json).expect("cut into words");
+        assert!(words.merges.is_some());
+        Spelling {
+            tokenizer: json.parse().expect("a tokenizer"),
+            words: Some(words),
+        }
+    }
+
+    /// A table far too small for its words doubles, then is emptied, over and over: every text
+    /// still gets the tokenizer's own ids, short words (in their slots) and long ones alike.
+    #[test]
+    fn the_words_table_grows_and_empties_and_keeps_every_id() {
+        let spelling = spelling();
+        let (tokenizer, words) = (&spelling.tokenizer, spelling.words.as_ref().unwrap());
+        let mut seen = WordIds::with_sizes(4, 16);
+        let (mut grew, mut long) = (false, false);
+        for round in 0..2 {
+            for i in 0..300 {
+                let x = "x".repeat(i % 7);
+                let text = format!("the w{i} worthy {x} {x} word{} theory", i % 5);
+                let mut ids = Vec::new();
+                words
+                    .token_ids(tokenizer, &text, &mut seen, &mut ids)
+                    .unwrap();
+                let want = tokenizer.encode_fast(text.as_str(), false).unwrap();
+                assert_eq!(ids, want.get_ids(), "round {round}: {text:?}");
+                assert!(seen.words * 10 <= seen.slots.len() * 7);
+                grew |= seen.slots.len() == 16;
+                long |= seen.slots.iter().any(|s| s.len > 3);
+            }
+        }
+        assert!(grew, "the table doubled up to its most");
+        assert!(long, "words of more than three ids were kept");
     }
 }
