@@ -436,6 +436,9 @@ impl TokenTable {
 struct SpaceWords {
     /// The added tokens' texts: a text holding one runs whole, as the tokenizer cuts there.
     added: Vec<String>,
+    /// Their distinct first characters: WordLlama's three ("<unk>", "<s>", "</s>") share
+    /// theirs, so a text is scanned once, not once for each.
+    firsts: Vec<char>,
     /// Whether a text is cut between the bytes `a` and `b`: bit `a * 256 + b`. It is before a
     /// space that follows another byte, and between two printable ASCII characters that no
     /// token holds side by side (between other bytes: never).
@@ -451,11 +454,8 @@ impl SpaceWords {
     /// Whether `text` holds an added token's text (one scan for their first characters, and
     /// a search for each only when one is there).
     fn holds_added(&self, text: &str) -> bool {
-        self.added.iter().any(|a| {
-            a.chars()
-                .next()
-                .is_some_and(|c| text.contains(c) && text.contains(a.as_str()))
-        })
+        self.firsts.iter().any(|&c| text.contains(c))
+            && self.added.iter().any(|a| text.contains(a.as_str()))
     }
 
     fn of(json: &str) -> Option<SpaceWords> {
@@ -509,7 +509,15 @@ impl SpaceWords {
             }
         }
         let merges = Merges::of(model);
-        (plain && !joins_words).then_some(SpaceWords { added, cut, merges })
+        let mut firsts: Vec<char> = added.iter().filter_map(|a| a.chars().next()).collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        (plain && !joins_words).then_some(SpaceWords {
+            added,
+            firsts,
+            cut,
+            merges,
+        })
     }
 
     /// Whether the text is cut between the bytes `a` and `b` (a space, or any ASCII character,
