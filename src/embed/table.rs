@@ -4,9 +4,9 @@
 //!
 //! Why: the transformer costs milliseconds per abstract; a table lookup costs microseconds, so
 //! the meaning a pretrained model learned comes at about TF-IDF's cost (the arXiv 75k run takes
-//! 1.29 to 1.38 times as long in the medians measured, docs/benchmarks.md), in fits, `assign`, streamed chunks and Spark
-//! executors alike. A text is tokenized without special tokens and without a
-//! length limit (as WordLlama's own `embed` does), the tokenizer's special tokens (WordLlama's
+//! 1.29 to 1.38 times as long in the medians measured, docs/benchmarks.md), in fits, `assign`,
+//! streamed chunks and Spark executors alike. A text is tokenized without special tokens and
+//! without a length limit (as WordLlama's own `embed` does), the tokenizer's special tokens (WordLlama's
 //! ids 0-2) are left out of the mean, and a text is embedded alone, so its vector never depends
 //! on the other texts, the batch or the thread count.
 //!
