@@ -6,9 +6,9 @@
 //! the meaning a pretrained model learned comes at about TF-IDF's cost (the arXiv 75k run takes
 //! 1.29 to 1.38 times as long in the medians measured, docs/benchmarks.md), in fits, `assign`,
 //! streamed chunks and Spark executors alike. A text is tokenized without special tokens and
-//! without a length limit (as WordLlama's own `embed` does), the tokenizer's special tokens (WordLlama's
-//! ids 0-2) are left out of the mean, and a text is embedded alone, so its vector never depends
-//! on the other texts, the batch or the thread count.
+//! without a length limit (as WordLlama's own `embed` does), the tokenizer's special tokens
+//! (WordLlama's ids 0-2) are left out of the mean, and a text is embedded alone, so its vector
+//! never depends on the other texts, the batch or the thread count.
 //!
 //! The folder holds one `*.safetensors` file with one matrix (`embedding.weight`, WordLlama;
 //! `embeddings`, model2vec) in f16, bf16 or f32, and one tokenizers JSON file (`tokenizer.json`,
