@@ -119,6 +119,20 @@ fn lowered(cpu: Level, asked: Option<&str>) -> Level {
 /// widest [`level`] allows. The body is `#[inline(always)]`, so its loops are built inside each
 /// twin. Rust never fuses a multiply and an add on its own, so a body whose sums have a fixed
 /// order gives the same bits in every twin.
+/// Asks the CPU to start loading the cache line at `at` (a hint: it reads nothing, never faults
+/// and changes no result; nothing on other architectures).
+#[inline(always)]
+pub fn prefetch<T>(at: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and never faults, whatever the address; SSE is part of
+    // the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 #[macro_export]
 macro_rules! wide {
     ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {

@@ -4,7 +4,7 @@
 //!
 //! Why: the transformer costs milliseconds per abstract; a table lookup costs microseconds, so
 //! the meaning a pretrained model learned comes at about TF-IDF's cost (the arXiv 75k run takes
-//! 1.29 to 1.38 times as long in the medians measured, docs/benchmarks.md), in fits, `assign`,
+//! 1.25 to 1.38 times as long in the medians measured, docs/benchmarks.md), in fits, `assign`,
 //! streamed chunks and Spark executors alike. A text is tokenized without special tokens and
 //! without a length limit (as WordLlama's own `embed` does), the tokenizer's special tokens
 //! (WordLlama's ids 0-2) are left out of the mean, and a text is embedded alone, so its vector
@@ -473,6 +473,9 @@ impl SpaceWords {
             && model.get("type")?.as_str()? == "BPE"
             && model.get("dropout").is_none_or(|d| d.is_null())
             && model.get("ignore_merges").is_none_or(|m| m == false);
+        if !plain {
+            return None;
+        }
         let vocab = model.get("vocab")?.as_object()?;
         let mut joins = Box::new([0u128; 128]);
         for t in vocab.keys() {
@@ -490,6 +493,9 @@ impl SpaceWords {
                 after_char
             })
         });
+        if joins_words {
+            return None;
+        }
         let added = v
             .get("added_tokens")?
             .as_array()?
@@ -508,15 +514,14 @@ impl SpaceWords {
                 }
             }
         }
-        let merges = Merges::of(model);
         let mut firsts: Vec<char> = added.iter().filter_map(|a| a.chars().next()).collect();
         firsts.sort_unstable();
         firsts.dedup();
-        (plain && !joins_words).then_some(SpaceWords {
+        Some(SpaceWords {
             added,
             firsts,
             cut,
-            merges,
+            merges: Merges::of(model),
         })
     }
 
@@ -593,13 +598,14 @@ impl SpaceWords {
 /// "of", ",", "model"), whose slots stay in the core's cache; a rare word's slot is asked for
 /// ahead ([`WordIds::prefetch`]). A map beside a direct-mapped table of hot words cost up to
 /// three misses for a word the hot table had lost (docs/benchmarks.md). The table doubles
-/// from 65,536 slots while more than 7 in 10 are taken, up to 524,288 ([`WordIds::MAX_SLOTS`]), then is
-/// emptied, so memory stays bounded on any corpus (32 bytes a slot, 16 MB at most).
+/// from 65,536 slots while more than 7 in 10 are taken, up to 524,288, then is emptied, so
+/// memory stays bounded on any corpus (32 bytes a slot, 16 MB at most).
 struct WordIds {
     /// Empty until the first word.
     slots: Vec<Slot>,
-    /// The first table's slots and the most it grows to (powers of two).
-    sizes: (usize, usize),
+    /// The first table's slots, and the most it grows to (powers of two).
+    first_slots: usize,
+    max_slots: usize,
     /// Slots taken.
     words: usize,
     /// The ids of words of more than three.
@@ -607,7 +613,7 @@ struct WordIds {
     /// Scratch: the keys of a block's pieces.
     keys: Vec<u128>,
     /// Scratch: a new word's symbols while the merges spell it.
-    spelling: Scratch,
+    merging: Scratch,
 }
 
 /// A word's slot: its key, how many ids it has (0: an empty slot), and its ids when at most
@@ -621,25 +627,28 @@ struct Slot {
 
 impl Default for WordIds {
     fn default() -> Self {
-        WordIds::with_sizes(1 << 16, Self::MAX_SLOTS)
+        WordIds::with_sizes(Self::FIRST_SLOTS, Self::MAX_SLOTS)
     }
 }
 
 impl WordIds {
+    const FIRST_SLOTS: usize = 1 << 16;
     const MAX_SLOTS: usize = 1 << 19;
+    /// Marks the key of a piece that opens its text (digits of pi).
+    const FIRST: u128 = 0x243f_6a88_85a3_08d3_1319_8a2e_0370_7344;
 
-    fn with_sizes(first: usize, max: usize) -> WordIds {
+    /// An empty table that starts at `first_slots` and grows to `max_slots` (tests use tiny ones).
+    fn with_sizes(first_slots: usize, max_slots: usize) -> WordIds {
         WordIds {
             slots: Vec::new(),
-            sizes: (first, max),
+            first_slots,
+            max_slots,
             words: 0,
             long: Vec::new(),
             keys: Vec::new(),
-            spelling: Scratch::default(),
+            merging: Scratch::default(),
         }
     }
-    /// Marks the key of a piece that opens its text (digits of pi).
-    const FIRST: u128 = 0x243f_6a88_85a3_08d3_1319_8a2e_0370_7344;
 
     /// The key of `piece` (`first` when it opens the text).
     fn key(piece: &str, first: bool) -> u128 {
@@ -651,17 +660,12 @@ impl WordIds {
 
     /// Asks for `key`'s first slot to be brought into the cache (a hint: nothing is read).
     fn prefetch(&self, key: u128) {
-        #[cfg(target_arch = "x86_64")]
-        if !self.slots.is_empty() {
-            let slot: *const Slot = &self.slots[key as usize & (self.slots.len() - 1)];
-            // SAFETY: a prefetch is a hint; it reads nothing and never faults (SSE, which every
-            // x86_64 CPU has).
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast())
-            };
+        if let Some(slot) = self
+            .slots
+            .get(key as usize & self.slots.len().wrapping_sub(1))
+        {
+            crate::simd::prefetch(slot);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
     }
 
     /// The slot holding `key`, or the empty one where it would go (linear probing: some slot
@@ -679,11 +683,11 @@ impl WordIds {
     /// (or the long words' ids would pass what a `u32` counts).
     fn make_room(&mut self, more_ids: usize) {
         if self.slots.is_empty() {
-            self.slots = vec![Slot::default(); self.sizes.0];
+            self.slots = vec![Slot::default(); self.first_slots];
         }
         let full = (self.words + 1) * 10 > self.slots.len() * 7;
         let long_full = self.long.len() + more_ids > u32::MAX as usize;
-        if (full && self.slots.len() >= self.sizes.1) || long_full {
+        if (full && self.slots.len() >= self.max_slots) || long_full {
             self.slots.fill(Slot::default());
             self.words = 0;
             self.long.clear();
@@ -738,7 +742,7 @@ impl WordIds {
         self.make_room(piece.len() + 3);
         let at = self.long.len();
         let spelled = (words.merges.as_ref())
-            .is_some_and(|m| m.spell(chars.clone(), &mut self.spelling, &mut self.long));
+            .is_some_and(|m| m.spell(chars.clone(), &mut self.merging, &mut self.long));
         if !spelled {
             let word: String = chars.collect();
             let tokens = tokenizer

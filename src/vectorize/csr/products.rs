@@ -23,18 +23,10 @@ const PREFETCH_AHEAD: usize = 8;
 /// Asks the CPU to start loading `row` into cache (no effect on results).
 #[inline(always)]
 fn prefetch_row(row: &[f32]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // 16 f32 = one 64-byte cache line.
-        for line in row.chunks(16) {
-            // SAFETY: prefetching is a hint that never faults, the pointer comes from a live
-            // slice, and SSE is part of the x86_64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr() as *const i8) };
-        }
+    // 16 f32 = one 64-byte cache line.
+    for line in row.chunks(16) {
+        crate::simd::prefetch(line.as_ptr());
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = row;
 }
 
 /// The CSR arrays, borrowed by the kernels.
