@@ -14,6 +14,10 @@
 pub struct Rows {
     values: Values,
     dims: usize,
+    /// The f16 rows' first values alone, for sums narrower than a row (placement sums only the
+    /// values its features keep): made by the first such sum, for its width (7.8 MiB more for
+    /// WordLlama's 32,000 rows at 128 of their 256 values; see [`Rows::add`]).
+    narrow: std::sync::OnceLock<(usize, Vec<u16>)>,
 }
 
 /// The rows' values, one row after the other.
@@ -33,7 +37,11 @@ impl Rows {
             true => Values::F16(halves),
             false => Values::F32(halves.into_iter().map(f16_to_f32).collect()),
         };
-        Rows { values, dims }
+        Rows {
+            values,
+            dims,
+            narrow: std::sync::OnceLock::new(),
+        }
     }
 
     /// The rows of an f32 table of `dims` values a row.
@@ -41,6 +49,7 @@ impl Rows {
         Rows {
             values: Values::F32(values),
             dims,
+            narrow: std::sync::OnceLock::new(),
         }
     }
 
@@ -52,7 +61,10 @@ impl Rows {
     /// Adds the first `sum.len()` values (at most a row's) of the rows `ids` (each below the
     /// row count) to `sum`, in order, each value added to `sum`'s as an f32. Each value's sum
     /// is the same whatever the width: a value of `sum` sees the same rows in the same order,
-    /// so the first values of a wider sum are those of a narrower one, to the bit.
+    /// so the first values of a wider sum are those of a narrower one, to the bit. A narrower
+    /// sum of f16 rows reads a copy of the rows' first values, side by side (made once, for
+    /// the first such width): the rows' other values then take no room in the cache
+    /// (docs/benchmarks.md has the figures).
     pub fn add(&self, ids: &[u32], sum: &mut [f32]) {
         assert!(
             sum.len() <= self.dims,
@@ -60,6 +72,17 @@ impl Rows {
         );
         match &self.values {
             Values::F32(t) => add_f32(t, ids, self.dims, sum),
+            Values::F16(t) if sum.len() < self.dims => {
+                let width = sum.len();
+                let (w, narrow) = self.narrow.get_or_init(|| {
+                    let narrow = t.chunks_exact(self.dims).flat_map(|r| &r[..width]);
+                    (width, narrow.copied().collect())
+                });
+                match *w == width {
+                    true => add_f16(narrow, ids, width, sum),
+                    false => add_f16(t, ids, self.dims, sum),
+                }
+            }
             Values::F16(t) => add_f16(t, ids, self.dims, sum),
         }
     }
@@ -276,6 +299,7 @@ mod tests {
         add_f16_portable(&f16, &ids, dims, &mut whole, 0);
         assert!(whole.iter().any(|&v| v != 0.0));
         let f32s: Vec<f32> = f16.iter().map(|&h| f16_to_f32(h)).collect();
+        let shared = Rows::of_f16(f16.clone(), dims);
         for width in [dims, 264, 128, 37, 16, 8, 5] {
             let want = &whole[..width];
             let mut got = vec![0f32; width];
@@ -301,6 +325,17 @@ mod tests {
             let mut got = vec![0f32; width];
             Rows::of_f32(f32s.clone(), dims).add(&ids, &mut got);
             assert_eq!(got, want, "an f32 table, {width} values");
+            // A table's first narrower sum makes its narrow rows; a sum of another width
+            // reads the whole rows.
+            let mut got = vec![0f32; width];
+            Rows::of_f16(f16.clone(), dims).add(&ids, &mut got);
+            assert_eq!(got, want, "f16 rows, {width} values");
+            let mut got = vec![0f32; width];
+            shared.add(&ids, &mut got);
+            assert_eq!(
+                got, want,
+                "f16 rows narrowed for another width, {width} values"
+            );
         }
     }
 

@@ -565,7 +565,7 @@ impl SpaceWords {
             let mut piece = start;
             for &i in &at[..n] {
                 let cut = from + i as usize;
-                let key = WordIds::key(&text[piece..cut], piece == 0);
+                let key = WordIds::key(text, piece, cut, piece == 0);
                 if keys.len() < AHEAD {
                     seen.prefetch(key);
                 }
@@ -584,7 +584,7 @@ impl SpaceWords {
         }
         seen.keys = keys;
         if !text.is_empty() {
-            let key = WordIds::key(&text[start..], start == 0);
+            let key = WordIds::key(text, start, text.len(), start == 0);
             seen.push_keyed((tokenizer, self), &text[start..], start == 0, key, ids)?;
         }
         Ok(())
@@ -592,9 +592,10 @@ impl SpaceWords {
 }
 
 /// A thread's words already cut into ids (by [`SpaceWords`]): one open-addressed table of
-/// slots, each holding a piece's 128-bit XXH3 hash (as the vector cache knows texts) and up to
-/// three of its ids (a longer word's ids lie in one array beside it), so a known word costs one
-/// hash and, mostly, one read of one cache line. Most words of a text are frequent ones ("the",
+/// slots, each holding a piece's key (its own bytes when it has at most 15, else its 128-bit
+/// XXH3 hash; [`WordIds::key`]) and up to three of its ids (a longer word's ids lie in one
+/// array beside it), so a known word costs a load of its bytes (a hash when long) and, mostly,
+/// one read of one cache line. Most words of a text are frequent ones ("the",
 /// "of", ",", "model"), whose slots stay in the core's cache; a rare word's slot is asked for
 /// ahead ([`WordIds::prefetch`]). A map beside a direct-mapped table of hot words cost up to
 /// three misses for a word the hot table had lost (docs/benchmarks.md). The table doubles
@@ -650,19 +651,48 @@ impl WordIds {
         }
     }
 
-    /// The key of `piece` (`first` when it opens the text).
-    fn key(piece: &str, first: bool) -> u128 {
+    /// The key of `text[from..to]` (`first` when it opens the text). A piece of at most 15
+    /// bytes is its own key: its bytes, with its length and `first` in the top byte (0 to 31),
+    /// so a short piece (most of them) costs a load, not a hash, and two short pieces never
+    /// share a key. A longer one's key is its 128-bit XXH3 hash (as the vector cache knows
+    /// texts) with the top bit set, so it never equals a short piece's.
+    fn key(text: &str, from: usize, to: usize, first: bool) -> u128 {
+        let bytes = text.as_bytes();
+        let n = to - from;
+        if n <= 15 {
+            // Sixteen bytes read at once where the text has them, the piece's kept.
+            let raw = match bytes.get(from..from + 16) {
+                Some(b) => u128::from_le_bytes(b.try_into().expect("16 bytes")),
+                None => {
+                    let mut b = [0u8; 16];
+                    b[..n].copy_from_slice(&bytes[from..to]);
+                    u128::from_le_bytes(b)
+                }
+            };
+            let tag = (n as u128 | (first as u128) << 4) << 120;
+            return raw & ((1u128 << (8 * n)) - 1) | tag;
+        }
         // Not a seed for `first`: on short inputs XXH3's seed acts as a change of a few input
         // bits, so "MIDAS" opening a text and "LIDAR" inside one had one key. A constant on the
         // output keeps the two keys apart as any two texts' hashes are.
-        xxhash_rust::xxh3::xxh3_128(piece.as_bytes()) ^ if first { Self::FIRST } else { 0 }
+        let hash = xxhash_rust::xxh3::xxh3_128(&bytes[from..to]);
+        (hash ^ if first { Self::FIRST } else { 0 }) | 1 << 127
+    }
+
+    /// Where `key` starts its probe in a table of `mask + 1` slots: a short piece's key is
+    /// its bytes, so they are mixed first (a multiply whose high and low halves are folded).
+    fn home(key: u128, mask: usize) -> usize {
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        let x = lo ^ hi.rotate_left(32).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let m = x as u128 * 0xd6e8_feb8_6659_fd93u128;
+        (m as u64 ^ (m >> 64) as u64) as usize & mask
     }
 
     /// Asks for `key`'s first slot to be brought into the cache (a hint: nothing is read).
     fn prefetch(&self, key: u128) {
         if let Some(slot) = self
             .slots
-            .get(key as usize & self.slots.len().wrapping_sub(1))
+            .get(Self::home(key, self.slots.len().wrapping_sub(1)))
         {
             crate::simd::prefetch(slot);
         }
@@ -672,7 +702,7 @@ impl WordIds {
     /// is always empty).
     fn find(slots: &[Slot], key: u128) -> usize {
         let mask = slots.len() - 1;
-        let mut i = key as usize & mask;
+        let mut i = Self::home(key, mask);
         while slots[i].len != 0 && slots[i].key != key {
             i = (i + 1) & mask;
         }
@@ -836,5 +866,38 @@ mod tests {
         }
         assert!(grew, "the table doubled up to its most");
         assert!(long, "words of more than three ids were kept");
+    }
+
+    /// A short piece's key is its bytes, its length and whether it opens the text: the same
+    /// piece has one key wherever it lies (read whole from the text, or copied at its end),
+    /// and pieces that differ in a byte, a length (a NUL byte is a byte) or `first` do not
+    /// share one; a long piece's key is a hash, never equal to a short one's.
+    #[test]
+    fn word_keys_are_exact_for_short_pieces_and_hashed_for_long_ones() {
+        let text = "model models model\0 a fifteen-bytes sixteen-bytes-x model";
+        let at = |piece: &str, nth: usize| text.match_indices(piece).nth(nth).unwrap().0;
+        let key = |piece: &str, nth: usize, first: bool| {
+            let from = at(piece, nth);
+            WordIds::key(text, from, from + piece.len(), first)
+        };
+        // "model" opens the text, lies inside it and ends it (the copied path).
+        let last = text.len() - "model".len();
+        assert_eq!(
+            key("model", 1, false),
+            WordIds::key(text, last, text.len(), false)
+        );
+        assert_ne!(key("model", 0, true), key("model", 0, false));
+        assert_ne!(key("model", 0, false), key("models", 0, false));
+        assert_ne!(key("model", 0, false), key("model\0", 0, false));
+        assert_ne!(key("a", 0, false), key("a", 0, true));
+        let fifteen = key("fifteen-bytes s", 0, false);
+        let sixteen = key("sixteen-bytes-x ", 0, false);
+        assert_eq!(fifteen >> 120, 15, "a short piece's top byte is its length");
+        assert_eq!(sixteen >> 127, 1, "a long piece's key has its top bit set");
+        assert_ne!(sixteen, key("sixteen-bytes-x ", 0, true));
+        // Every key starts its probe inside the table.
+        for k in [fifteen, sixteen, key("a", 0, false)] {
+            assert!(WordIds::home(k, 63) < 64);
+        }
     }
 }
