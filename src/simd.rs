@@ -115,10 +115,6 @@ fn lowered(cpu: Level, asked: Option<&str>) -> Level {
     asked.and_then(Level::parse).map_or(cpu, |l| l.min(cpu))
 }
 
-/// `fn name(args) body`, compiled once per level (AVX-512, AVX2, the baseline) and run at the
-/// widest [`level`] allows. The body is `#[inline(always)]`, so its loops are built inside each
-/// twin. Rust never fuses a multiply and an add on its own, so a body whose sums have a fixed
-/// order gives the same bits in every twin.
 /// Asks the CPU to start loading the cache line at `at` (a hint: it reads nothing, never faults
 /// and changes no result; nothing on other architectures).
 #[inline(always)]
@@ -133,6 +129,10 @@ pub fn prefetch<T>(at: *const T) {
     let _ = at;
 }
 
+/// `fn name(args) body`, compiled once per level (AVX-512, AVX2, the baseline) and run at the
+/// widest [`level`] allows. The body is `#[inline(always)]`, so its loops are built inside each
+/// twin. Rust never fuses a multiply and an add on its own, so a body whose sums have a fixed
+/// order gives the same bits in every twin.
 #[macro_export]
 macro_rules! wide {
     ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {

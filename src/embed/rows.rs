@@ -78,9 +78,10 @@ impl Rows {
                     let narrow = t.chunks_exact(self.dims).flat_map(|r| &r[..width]);
                     (width, narrow.copied().collect())
                 });
-                match *w == width {
-                    true => add_f16(narrow, ids, width, sum),
-                    false => add_f16(t, ids, self.dims, sum),
+                if *w == width {
+                    add_f16(narrow, ids, width, sum)
+                } else {
+                    add_f16(t, ids, self.dims, sum)
                 }
             }
             Values::F16(t) => add_f16(t, ids, self.dims, sum),
