@@ -6,7 +6,8 @@
 //! the lowest inertia then runs on to convergence (a lone restart runs to convergence at once).
 //! Above that, linfa's mini-batch k-means (`fit_with`) runs with its own k-means++ on the first
 //! batch, and when asked ([`KMeansParams::polish`]) Lloyd passes of our own ([`super::polish`],
-//! with Elkan's bounds) carry its centroids towards a local optimum. Both
+//! with Elkan's bounds) carry its centroids towards a local optimum; a topic left with almost no
+//! rows is then started again by splitting the loosest one (`restart_starved`). Both
 //! draw from one seeded Xoshiro256Plus generator; linfa's default seeding, k-means||, samples in
 //! parallel with per-thread seeds, so results would depend on the thread count. Two facts of
 //! linfa 0.8.1 are handled here: `cluster_count()` reflects the last run rather than the best, so
@@ -177,18 +178,21 @@ impl KMeansValidParams {
                 .max_n_iterations(p.max_iter)
                 .tolerance(p.tolerance as f32);
             let centroids = fit_minibatch(params, x, p.seed)?.centroids().to_owned();
-            match p.polish {
+            // The rows Lloyd passes run over: an even sample when polishing, else every row.
+            let sampled = (p.polish && x.nrows() > POLISH_ROWS).then(|| {
+                let rows: Vec<usize> =
+                    crate::sample::even_indices(x.nrows(), POLISH_ROWS).collect();
+                x.select(Axis(0), &rows)
+            });
+            let rows = match &sampled {
+                Some(r) => r.view(),
+                None => x.view(),
+            };
+            let centroids = match p.polish {
                 false => centroids,
-                true if x.nrows() <= POLISH_ROWS => {
-                    polish(centroids, x, POLISH_PASSES, POLISH_SETTLED)
-                }
-                true => {
-                    let rows: Vec<usize> =
-                        crate::sample::even_indices(x.nrows(), POLISH_ROWS).collect();
-                    let rows = x.select(Axis(0), &rows);
-                    polish(centroids, rows.view(), POLISH_PASSES, POLISH_SETTLED)
-                }
-            }
+                true => polish(centroids, rows, POLISH_PASSES, POLISH_SETTLED),
+            };
+            restart_starved(centroids, rows, p.seed)
         } else {
             self.fit_full(x, &mut rng)?
         };
@@ -237,6 +241,89 @@ impl KMeansValidParams {
             .centroids()
             .to_owned())
     }
+}
+
+/// A mini-batch topic with fewer rows than this share of the largest topic's is started again
+/// (scikit-learn's `MiniBatchKMeans` reassigns such centroids at the same ratio, 0.01).
+const STARVED_SHARE: f64 = 0.01;
+
+/// Times the starved topics are started again before they are left as they are.
+const RESTARTS: usize = 3;
+
+/// Mini-batch centroids with every starved topic ([`STARVED_SHARE`]) started again. linfa seeds
+/// mini-batch k-means with plain k-means++ on its first batch, where a few rows far from all
+/// others (a 10M arXiv run's fit held abstracts of unrelated sentences) are likely picks; such
+/// a row then keeps a topic of its own, one of k, with one document in 200,000, and a label
+/// made of its words. A new centroid on a single row fares no better (tried there: rows drawn
+/// uniformly kept 1 and 3 rows of 100,000 after the Lloyd passes; in a few hundred dimensions
+/// a row's neighbours lie nearer their topic's mean than to it). Instead each starved topic's
+/// centroid goes to the loosest topic (largest sum of
+/// squared distances, each split once a round), which is cut in two along its principal
+/// direction, as bisecting k-means does (Boley's principal direction divisive partitioning):
+/// the two centroids sit just either side of its mean, so its rows are shared between them.
+/// Lloyd passes ([`polish`], over `rows`) then settle every centroid, and the starved topics'
+/// rows join their nearest topic. A fit without a starved topic is returned as it came, so the
+/// check costs one pass of nearest centroids over `rows`.
+fn restart_starved(mut centroids: Array2<f32>, rows: ArrayView2<f32>, seed: u64) -> Array2<f32> {
+    let k = centroids.nrows();
+    let mut rng = Xoshiro256Plus::seed_from_u64(seed ^ 0x5741_5256_4544_0001);
+    for _ in 0..RESTARTS {
+        let (topics, distances) = super::nearest(centroids.view(), rows);
+        let (mut sizes, mut spread) = (vec![0usize; k], vec![0f64; k]);
+        for (&t, &d) in topics.iter().zip(&distances) {
+            sizes[t] += 1;
+            spread[t] += f64::from(d) * f64::from(d);
+        }
+        let floor = STARVED_SHARE * sizes.iter().copied().max().unwrap_or(0) as f64;
+        let starved: Vec<usize> = (0..k).filter(|&t| (sizes[t] as f64) < floor).collect();
+        if starved.is_empty() {
+            break;
+        }
+        let mut loosest: Vec<usize> = (0..k).filter(|&t| (sizes[t] as f64) >= floor).collect();
+        // Loosest first; ties by topic, so the order never depends on the float sums' noise alone.
+        loosest.sort_by(|&a, &b| spread[b].total_cmp(&spread[a]).then(a.cmp(&b)));
+        for (&s, &t) in starved.iter().zip(&loosest) {
+            let members: Vec<usize> = (0..rows.nrows()).filter(|&i| topics[i] == t).collect();
+            let (a, b) = bisect(rows, &members, centroids.row(t), &mut rng);
+            centroids.row_mut(t).assign(&a);
+            centroids.row_mut(s).assign(&b);
+        }
+        centroids = polish(centroids, rows, POLISH_PASSES, POLISH_SETTLED);
+    }
+    centroids
+}
+
+/// Two centroids either side of `centre` along the principal direction of the rows `members`
+/// of `x` (power iteration from a random member's direction), a tenth of their root mean
+/// square distance from it.
+fn bisect(
+    x: ArrayView2<f32>,
+    members: &[usize],
+    centre: ndarray::ArrayView1<f32>,
+    rng: &mut Xoshiro256Plus,
+) -> (ndarray::Array1<f32>, ndarray::Array1<f32>) {
+    use rand::Rng;
+    let centred = &x.select(Axis(0), members) - &centre;
+    let rms = (centred
+        .iter()
+        .map(|&v| f64::from(v) * f64::from(v))
+        .sum::<f64>()
+        / members.len().max(1) as f64)
+        .sqrt() as f32;
+    let mut u = centred.row(rng.gen_range(0..members.len())).to_owned();
+    for _ in 0..8 {
+        let n = u.dot(&u).sqrt();
+        if n == 0.0 {
+            break;
+        }
+        u /= n;
+        u = centred.t().dot(&centred.dot(&u));
+    }
+    let n = u.dot(&u).sqrt();
+    if n > 0.0 {
+        u *= 0.1 * rms / n;
+    }
+    (&centre + &u, &centre - &u)
 }
 
 /// Mini-batch k-means through linfa's `fit_with`, for corpora too large for full passes.
@@ -416,6 +503,49 @@ mod tests {
         );
         // The best of four screened restarts ends no worse than a lone restart here.
         assert!(full.inertia() <= fit(1, 300).inertia() * 1.01);
+    }
+
+    /// Four blobs of 300 rows and three rows far from everything: mini-batch k-means++ seeds
+    /// on the far rows, which keep a topic each.
+    fn blobs_and_strays() -> Array2<f32> {
+        let mut rows = Vec::new();
+        for i in 0..300 {
+            let (a, b) = ((i as f32 * 0.37).sin() * 0.5, (i as f32 * 0.73).cos() * 0.5);
+            for (x, y) in [(0.0, 0.0), (10.0, 0.0), (0.0, 10.0), (10.0, 10.0)] {
+                rows.extend_from_slice(&[x + a, y + b]);
+            }
+        }
+        rows.extend_from_slice(&[1000.0, 1000.0, -1000.0, 1000.0, 1000.0, -1000.0]);
+        Array2::from_shape_vec((rows.len() / 2, 2), rows).unwrap()
+    }
+
+    #[test]
+    fn minibatch_topics_of_a_few_strays_are_started_again() {
+        let x = blobs_and_strays();
+        for polish in [false, true] {
+            let fit = KMeansParams::new(4)
+                .seed(1)
+                .minibatch_above(100)
+                .polish(polish)
+                .check()
+                .unwrap()
+                .fit(x.view())
+                .unwrap();
+            assert_eq!(fit.k(), 4);
+            // Each blob is one topic; each stray joins one of them.
+            assert!(
+                fit.sizes().iter().all(|&s| (300..=303).contains(&s)),
+                "{:?}",
+                fit.sizes()
+            );
+            for b in 0..4 {
+                let t = fit.assignments()[b];
+                assert!(
+                    (0..300).all(|i| fit.assignments()[i * 4 + b] == t),
+                    "blob {b} split"
+                );
+            }
+        }
     }
 
     #[test]
