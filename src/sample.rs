@@ -14,6 +14,23 @@ pub fn even_indices(n: usize, cap: usize) -> impl Iterator<Item = usize> {
     (0..take).map(move |j| (j as u128 * n as u128 / take as u128) as usize)
 }
 
+/// The rows `idx` of `x`, copied side by side into a new matrix. The one way the stages copy a
+/// subset of rows (mini-batch k-means' batches, the rows polishing runs on, the landmarks and
+/// queries of the map's neighbours): ndarray's `select` copies through `concatenate`, one row
+/// view at a time, which was 1.6% of an arXiv 75k run's samples in mini-batch k-means alone.
+pub fn rows<A: Clone>(x: ndarray::ArrayView2<A>, idx: &[usize]) -> ndarray::Array2<A> {
+    let d = x.ncols();
+    let mut v = Vec::with_capacity(idx.len() * d);
+    for &i in idx {
+        let row = x.row(i);
+        match row.as_slice() {
+            Some(s) => v.extend_from_slice(s),
+            None => v.extend(row.iter().cloned()),
+        }
+    }
+    ndarray::Array2::from_shape_vec((idx.len(), d), v).expect("whole rows")
+}
+
 /// The 0.5% and 99.5% quantiles of the finite values (`None` when there are none): the view of
 /// a map, so that a few far points do not squash the rest. The static chart and the report's
 /// interactive map frame their views with it.
@@ -30,6 +47,17 @@ pub fn central_range(vals: impl Iterator<Item = f32>) -> Option<(f32, f32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_copies_what_select_copies() {
+        let x = ndarray::Array2::from_shape_fn((5, 3), |(i, j)| (i * 10 + j) as f32);
+        let idx = [4, 0, 4, 2];
+        assert_eq!(rows(x.view(), &idx), x.select(ndarray::Axis(0), &idx));
+        // A view whose rows do not lie side by side (every other column).
+        let t = x.slice(ndarray::s![.., ..;2]);
+        assert_eq!(rows(t, &idx), t.select(ndarray::Axis(0), &idx));
+        assert_eq!(rows(x.view(), &[]).dim(), (0, 3));
+    }
 
     #[test]
     fn even_indices_are_evenly_spread_and_capped() {

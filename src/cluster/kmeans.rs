@@ -17,7 +17,7 @@
 
 use linfa::prelude::*;
 use linfa_clustering::{IncrKMeansError, KMeans, KMeansInit};
-use ndarray::{Array2, ArrayView2, Axis};
+use ndarray::{Array2, ArrayView2};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256Plus;
 
@@ -182,7 +182,7 @@ impl KMeansValidParams {
             let sampled = (p.polish && x.nrows() > POLISH_ROWS).then(|| {
                 let rows: Vec<usize> =
                     crate::sample::even_indices(x.nrows(), POLISH_ROWS).collect();
-                x.select(Axis(0), &rows)
+                crate::sample::rows(x, &rows)
             });
             let rows = match &sampled {
                 Some(r) => r.view(),
@@ -303,7 +303,7 @@ fn bisect(
     rng: &mut Xoshiro256Plus,
 ) -> (ndarray::Array1<f32>, ndarray::Array1<f32>) {
     use rand::Rng;
-    let centred = &x.select(Axis(0), members) - &centre;
+    let centred = &crate::sample::rows(x, members) - &centre;
     let rms = (centred
         .iter()
         .map(|&v| f64::from(v) * f64::from(v))
@@ -352,7 +352,7 @@ fn fit_minibatch(
     while steps < budget && streak < 3 {
         order.shuffle(&mut rng);
         for idx in order.chunks_exact(batch) {
-            let data = DatasetBase::from(x.select(Axis(0), idx));
+            let data = DatasetBase::from(crate::sample::rows(x, idx));
             match params.fit_with(model.take(), &data) {
                 Ok(m) => {
                     model = Some(m);

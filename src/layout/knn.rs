@@ -8,7 +8,7 @@
 //! does not depend on the thread count and the kept neighbours are ordered by (distance, index),
 //! so the result is the same at any thread count.
 
-use ndarray::{s, Array2, ArrayView2, Axis};
+use ndarray::{s, Array2, ArrayView2};
 use rayon::prelude::*;
 
 /// Queries per matrix product (bounds the block of similarities held at once).
@@ -129,7 +129,7 @@ pub fn neighbours(
         if members[t].is_empty() || qs.is_empty() {
             continue;
         }
-        let m = x.select(Axis(0), &members[t]);
+        let m = crate::sample::rows(x, &members[t]);
         let found: Vec<Vec<(usize, Best)>> = qs
             .par_chunks(BLOCK)
             .map(|block| block_best(x, block, &m, &members[t], k))
@@ -165,7 +165,7 @@ fn block_best(
     member_rows: &[usize],
     k: usize,
 ) -> Vec<(usize, Best)> {
-    let q = x.select(Axis(0), block);
+    let q = crate::sample::rows(x, block);
     let sims = q.dot(&m.t());
     block
         .iter()

@@ -11,7 +11,7 @@
 use super::graph::smooth_weights;
 use super::knn::{members, nearest_in};
 use crate::norm::unit_rows;
-use ndarray::{Array2, ArrayView2, Axis};
+use ndarray::{Array2, ArrayView2};
 
 /// Embedded documents with their unit vectors, map coordinates and topics.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,9 +67,9 @@ impl Landmarks {
             }
             let pool = if pools[t].is_empty() { &all } else { &pools[t] };
             let picked: Vec<usize> = qs.iter().map(|&j| rows[j]).collect();
-            let mut q = vectors.select(Axis(0), &picked);
+            let mut q = crate::sample::rows(vectors, &picked);
             unit_rows(q.view_mut());
-            let p = self.vectors.select(Axis(0), pool);
+            let p = crate::sample::rows(self.vectors.view(), pool);
             let placed = nearest_in(q.view(), p.view(), self.k, |found| {
                 self.weighted_mean(found, pool)
             });

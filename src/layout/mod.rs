@@ -26,7 +26,7 @@ use crate::norm::unit_rows;
 use crate::progress::thousands;
 use crate::sample::even_indices;
 pub use landmarks::{Landmarks, SavedLandmarks};
-use ndarray::{Array2, ArrayView2, Axis};
+use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -236,7 +236,7 @@ impl MapValidParams {
             ));
         }
         let sample = sample_rows(n, self.0.sample, seed);
-        let mut sampled = vectors.select(Axis(0), &sample);
+        let mut sampled = crate::sample::rows(vectors, &sample);
         unit_rows(sampled.view_mut());
         let topic_of: Vec<usize> = sample.iter().map(|&i| topics.assignments[i]).collect();
         let nb = knn::neighbours(sampled.view(), &topic_of, topics.centroids, k, self.0.reach);

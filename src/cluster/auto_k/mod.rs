@@ -40,7 +40,7 @@ pub mod rule;
 
 use super::silhouette::SilhouetteSample;
 use super::{ClusterError, Clustering, KMeansParams};
-use ndarray::{ArrayView2, Axis};
+use ndarray::ArrayView2;
 use rand::SeedableRng;
 
 pub use rule::Evidence;
@@ -164,7 +164,7 @@ pub fn sweep(
     }
     let (lo, hi) = effective_range(k_min, k_max, n);
     let rows = sweep_rows(n, seed);
-    let swept = x.select(Axis(0), &rows);
+    let swept = crate::sample::rows(x, &rows);
     let sil = SilhouetteSample::new(swept.view(), Some(sample), seed)?;
     let mut fits = Vec::new();
     for k in lo..=hi {
