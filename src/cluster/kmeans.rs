@@ -257,13 +257,13 @@ const RESTARTS: usize = 3;
 /// made of its words. A new centroid on a single row fares no better (tried there: rows drawn
 /// uniformly kept 1 and 3 rows of 100,000 after the Lloyd passes; in a few hundred dimensions
 /// a row's neighbours lie nearer their topic's mean than to it). Instead each starved topic's
-/// centroid goes to the loosest topic (largest sum of
-/// squared distances, each split once a round), which is cut in two along its principal
-/// direction, as bisecting k-means does (Boley's principal direction divisive partitioning):
-/// the two centroids sit just either side of its mean, so its rows are shared between them.
-/// Lloyd passes ([`polish`], over `rows`) then settle every centroid, and the starved topics'
-/// rows join their nearest topic. A fit without a starved topic is returned as it came, so the
-/// check costs one pass of nearest centroids over `rows`.
+/// centroid goes to the loosest topic (largest sum of squared distances, each split once a
+/// round), which is cut in two along its principal direction, as bisecting k-means does
+/// (Boley's principal direction divisive partitioning): the two centroids sit just either side
+/// of its mean, so its rows are shared between them. Lloyd passes ([`polish`], over `rows`)
+/// then settle every centroid, and the starved topics' rows join their nearest topic. A fit
+/// without a starved topic is returned as it came, so the check costs one pass of nearest
+/// centroids over `rows`.
 fn restart_starved(mut centroids: Array2<f32>, rows: ArrayView2<f32>, seed: u64) -> Array2<f32> {
     let k = centroids.nrows();
     let mut rng = Xoshiro256Plus::seed_from_u64(seed ^ 0x5741_5256_4544_0001);
@@ -280,7 +280,7 @@ fn restart_starved(mut centroids: Array2<f32>, rows: ArrayView2<f32>, seed: u64)
             break;
         }
         let mut loosest: Vec<usize> = (0..k).filter(|&t| (sizes[t] as f64) >= floor).collect();
-        // Loosest first; ties by topic, so the order never depends on the float sums' noise alone.
+        // Loosest first (ties: the lower topic).
         loosest.sort_by(|&a, &b| spread[b].total_cmp(&spread[a]).then(a.cmp(&b)));
         for (&s, &t) in starved.iter().zip(&loosest) {
             let members: Vec<usize> = (0..rows.nrows()).filter(|&i| topics[i] == t).collect();
