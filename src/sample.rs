@@ -1,5 +1,5 @@
 //! Deterministic subsets and views shared by the stages and the writers: which rows a capped
-//! step works on, and which range of a map's values a view shows.
+//! step works on (and their copy), and which range of a map's values a view shows.
 //!
 //! Why here: clustering (the rows polishing runs on), the layout (the landmarks a model keeps,
 //! the points a label anchor is chosen among), the document-map chart and the report's map all
@@ -15,9 +15,10 @@ pub fn even_indices(n: usize, cap: usize) -> impl Iterator<Item = usize> {
 }
 
 /// The rows `idx` of `x`, copied side by side into a new matrix. The one way the stages copy a
-/// subset of rows (mini-batch k-means' batches, the rows polishing runs on, the landmarks and
-/// queries of the map's neighbours): ndarray's `select` copies through `concatenate`, one row
-/// view at a time, which was 1.6% of an arXiv 75k run's samples in mini-batch k-means alone.
+/// subset of rows (mini-batch k-means' batches, the rows polishing runs on, seeds and kept
+/// centroids, the landmarks and queries of the map's neighbours): ndarray's `select` copies
+/// through `concatenate`, one row view at a time, which was 1.6% of an arXiv 75k run's samples
+/// in mini-batch k-means alone.
 pub fn rows<A: Clone>(x: ndarray::ArrayView2<A>, idx: &[usize]) -> ndarray::Array2<A> {
     let d = x.ncols();
     let mut v = Vec::with_capacity(idx.len() * d);

@@ -49,7 +49,7 @@ impl Clustering {
     /// original index) and drops empty clusters.
     pub fn from_centroids(centroids: ArrayView2<f32>, x: ArrayView2<f32>) -> Clustering {
         let (raw, _) = nearest(centroids, x);
-        let kept = centroids.select(Axis(0), &by_size(&raw, centroids.nrows()));
+        let kept = crate::sample::rows(centroids, &by_size(&raw, centroids.nrows()));
         // Re-predict against the kept centroids: the same assignment, with new ids.
         Self::assign(kept.view(), x)
     }
@@ -69,7 +69,7 @@ impl Clustering {
         for (t, &c) in order.iter().enumerate() {
             new_id[c] = t;
         }
-        let kept = centroids.select(Axis(0), &order);
+        let kept = crate::sample::rows(centroids, &order);
         let own: Vec<Option<usize>> = topics.iter().map(|&t| Some(new_id[t])).collect();
         let mut c = Self::assign_fixed(kept.view(), x, &own);
         c.named = new_id[..named].to_vec();
@@ -111,9 +111,7 @@ impl Clustering {
     /// and emptied ones dropped.
     pub fn refine(&self, x: ArrayView2<f32>, terms: &CsrMatrix, max_iter: usize) -> Clustering {
         let r = refine::refine(terms, &self.assignments, self.k(), max_iter);
-        let kept = r
-            .centroids
-            .select(Axis(0), &by_size(&r.assignments, self.k()));
+        let kept = crate::sample::rows(r.centroids.view(), &by_size(&r.assignments, self.k()));
         // Re-predict against the kept centroids, so the saved centroids define the assignment.
         let (assignments, sims, seconds) = refine::assign_with_runner_up(terms, kept.view());
         let k = kept.nrows();

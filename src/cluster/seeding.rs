@@ -22,7 +22,7 @@ pub fn greedy_kmeans_pp(x: ArrayView2<f32>, k: usize, rng: &mut impl Rng) -> Arr
     let n = x.nrows();
     assert!(k >= 1 && k <= n, "k = {k} for {n} rows");
     let first = rng.gen_range(0..n);
-    greedy_kmeans_pp_around(x, x.select(Axis(0), &[first]).view(), k, rng)
+    greedy_kmeans_pp_around(x, crate::sample::rows(x, &[first]).view(), k, rng)
 }
 
 /// `k` starting centroids: the `given` ones (named topics', say) first, the others chosen among
@@ -63,7 +63,7 @@ pub fn greedy_kmeans_pp_around(
                 cumulative.partition_point(|&v| v < r).min(n - 1)
             })
             .collect();
-        let rows = x.select(Axis(0), &candidates);
+        let rows = crate::sample::rows(x, &candidates);
         let (mins, pots) = distances(x, &norms, rows.view(), &closest);
         // The candidate that leaves the lowest potential (ties: the earliest drawn).
         let best = (0..trials).fold(0, |b, t| if pots[t] < pots[b] { t } else { b });

@@ -72,20 +72,24 @@ impl Rows {
         );
         match &self.values {
             Values::F32(t) => add_f32(t, ids, self.dims, sum),
-            Values::F16(t) if sum.len() < self.dims => {
-                let width = sum.len();
-                let (w, narrow) = self.narrow.get_or_init(|| {
-                    let narrow = t.chunks_exact(self.dims).flat_map(|r| &r[..width]);
-                    (width, narrow.copied().collect())
-                });
-                if *w == width {
-                    add_f16(narrow, ids, width, sum)
-                } else {
-                    add_f16(t, ids, self.dims, sum)
-                }
-            }
-            Values::F16(t) => add_f16(t, ids, self.dims, sum),
+            Values::F16(t) => match self.narrowed(t, sum.len()) {
+                Some(narrow) => add_f16(narrow, ids, sum.len(), sum),
+                None => add_f16(t, ids, self.dims, sum),
+            },
         }
+    }
+
+    /// The f16 rows `t` cut to their first `width` values, side by side, when `width` is
+    /// narrower than a row and is the width the copy was made for (by the first such call).
+    fn narrowed<'a>(&'a self, t: &[u16], width: usize) -> Option<&'a [u16]> {
+        if width >= self.dims {
+            return None;
+        }
+        let (w, narrow) = self.narrow.get_or_init(|| {
+            let narrow = t.chunks_exact(self.dims).flat_map(|r| &r[..width]);
+            (width, narrow.copied().collect())
+        });
+        (*w == width).then_some(narrow.as_slice())
     }
 }
 
