@@ -781,6 +781,17 @@ impl Sentences {
         if kept == cols && !self.sums {
             return self;
         }
+        if kept == cols {
+            // Nothing to move (placement sums only the kept values): each row made unit length
+            // where it is, the rows shared among the threads.
+            let mut rows = self.rows;
+            crate::norm::unit_rows(rows.slice_mut(s![.., lead..]));
+            return Sentences {
+                rows,
+                lead,
+                sums: false,
+            };
+        }
         let n = self.rows.nrows();
         let mut v = buffer(self.rows);
         for i in 0..n {
@@ -832,17 +843,26 @@ pub fn sentence_vectors(
         (true, None) => params.summed_dims(),
         _ => folder.dims(),
     };
-    let keys: Vec<u128> = texts.iter().map(|t| cache::key(t)).collect();
+    // The texts' keys, for the cache only.
+    let keys: Vec<u128> = match cache {
+        Some(_) => texts.iter().map(|t| cache::key(t)).collect(),
+        None => Vec::new(),
+    };
     // Zeros cost no memory until written (the allocator maps them lazily). A kernel that reads
     // a row before writing it writes the row first (`table.rs`'s `encode_into`).
     let mut rows = Array2::<f32>::zeros((texts.len(), lead + dims));
     let mut out = rows.slice_mut(s![.., lead..]);
     let mut missing = Vec::new();
-    for (i, k) in keys.iter().enumerate() {
-        match cache.as_ref().and_then(|c| c.get(*k)) {
-            Some(v) => out.row_mut(i).assign(&ndarray::ArrayView1::from(v)),
-            None => missing.push(i),
+    match &cache {
+        Some(c) => {
+            for (i, k) in keys.iter().enumerate() {
+                match c.get(*k) {
+                    Some(v) => out.row_mut(i).assign(&ndarray::ArrayView1::from(v)),
+                    None => missing.push(i),
+                }
+            }
         }
+        None => missing.extend(0..texts.len()),
     }
     let mut done = Embedded {
         encoded: missing.len(),
@@ -921,14 +941,17 @@ pub fn combine(
             };
             out.slice_mut(s![.., ..a]).assign(&lsa);
             drop(lsa);
+            use rayon::prelude::*;
             let (lsa_share, embedding_share) = ((1.0 - weight).sqrt(), weight.sqrt());
-            for mut row in out.rows_mut() {
-                let (mut l, mut e) = row.multi_slice_mut((s![..a], s![a..]));
-                crate::norm::unit(l.view_mut());
-                l *= lsa_share;
-                crate::norm::unit(e.view_mut());
-                e *= embedding_share;
-            }
+            out.axis_iter_mut(ndarray::Axis(0))
+                .into_par_iter()
+                .for_each(|mut row| {
+                    let (mut l, mut e) = row.multi_slice_mut((s![..a], s![a..]));
+                    crate::norm::unit(l.view_mut());
+                    l *= lsa_share;
+                    crate::norm::unit(e.view_mut());
+                    e *= embedding_share;
+                });
             out
         }
     }

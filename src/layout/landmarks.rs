@@ -12,6 +12,7 @@ use super::graph::smooth_weights;
 use super::knn::{members, nearest_in};
 use crate::norm::unit_rows;
 use ndarray::{Array2, ArrayView2};
+use rayon::prelude::*;
 
 /// Embedded documents with their unit vectors, map coordinates and topics.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,19 +61,27 @@ impl Landmarks {
         let pools = members(&self.topics, topics);
         let queries = members(topic_of, topics);
         let all: Vec<usize> = (0..self.coords.len()).collect();
+        // The topics shared among the threads (each topic's rows copied where it runs), and
+        // each topic's rows among them too.
+        let placed: Vec<Vec<[f32; 2]>> = queries
+            .par_iter()
+            .enumerate()
+            .map(|(t, qs)| {
+                if qs.is_empty() || all.is_empty() {
+                    return Vec::new();
+                }
+                let pool = if pools[t].is_empty() { &all } else { &pools[t] };
+                let picked: Vec<usize> = qs.iter().map(|&j| rows[j]).collect();
+                let mut q = crate::sample::rows(vectors, &picked);
+                unit_rows(q.view_mut());
+                let p = crate::sample::rows(self.vectors.view(), pool);
+                nearest_in(q.view(), p.view(), self.k, |found| {
+                    self.weighted_mean(found, pool)
+                })
+            })
+            .collect();
         let mut out = vec![[f32::NAN; 2]; rows.len()];
-        for (t, qs) in queries.iter().enumerate() {
-            if qs.is_empty() || all.is_empty() {
-                continue;
-            }
-            let pool = if pools[t].is_empty() { &all } else { &pools[t] };
-            let picked: Vec<usize> = qs.iter().map(|&j| rows[j]).collect();
-            let mut q = crate::sample::rows(vectors, &picked);
-            unit_rows(q.view_mut());
-            let p = crate::sample::rows(self.vectors.view(), pool);
-            let placed = nearest_in(q.view(), p.view(), self.k, |found| {
-                self.weighted_mean(found, pool)
-            });
+        for (qs, placed) in queries.iter().zip(placed) {
             for (&j, xy) in qs.iter().zip(placed) {
                 out[j] = xy;
             }
