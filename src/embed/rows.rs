@@ -260,7 +260,10 @@ macro_rules! f16_kernel {
                 };
                 b += r * LANES;
             }
-            add_f16_portable(table, ids, dims, sum, b);
+            // The tail, if any: without one, the loop would still walk every id for nothing.
+            if b < whole {
+                add_f16_portable(table, ids, dims, sum, b);
+            }
         }
     };
 }
