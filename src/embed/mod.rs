@@ -843,27 +843,11 @@ pub fn sentence_vectors(
         (true, None) => params.summed_dims(),
         _ => folder.dims(),
     };
-    // The texts' keys, for the cache only.
-    let keys: Vec<u128> = match cache {
-        Some(_) => texts.iter().map(|t| cache::key(t)).collect(),
-        None => Vec::new(),
-    };
     // Zeros cost no memory until written (the allocator maps them lazily). A kernel that reads
     // a row before writing it writes the row first (`table.rs`'s `encode_into`).
     let mut rows = Array2::<f32>::zeros((texts.len(), lead + dims));
     let mut out = rows.slice_mut(s![.., lead..]);
-    let mut missing = Vec::new();
-    match &cache {
-        Some(c) => {
-            for (i, k) in keys.iter().enumerate() {
-                match c.get(*k) {
-                    Some(v) => out.row_mut(i).assign(&ndarray::ArrayView1::from(v)),
-                    None => missing.push(i),
-                }
-            }
-        }
-        None => missing.extend(0..texts.len()),
-    }
+    let (keys, missing) = from_cache(cache.as_ref(), texts, out.view_mut());
     let mut done = Embedded {
         encoded: missing.len(),
         cached: texts.len() - missing.len(),
@@ -903,6 +887,27 @@ pub fn sentence_vectors(
     }
     let sums = folder.is_static();
     Ok((Sentences { rows, lead, sums }, done))
+}
+
+/// The rows `cache` holds for `texts`, copied into `out`: the texts' keys (none without a
+/// cache: they are for the cache only) and the rows still to embed.
+fn from_cache(
+    cache: Option<&cache::VectorCache>,
+    texts: &[&str],
+    mut out: ndarray::ArrayViewMut2<f32>,
+) -> (Vec<u128>, Vec<usize>) {
+    let Some(c) = cache else {
+        return (Vec::new(), (0..texts.len()).collect());
+    };
+    let keys: Vec<u128> = texts.iter().map(|t| cache::key(t)).collect();
+    let mut missing = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        match c.get(*k) {
+            Some(v) => out.row_mut(i).assign(&ndarray::ArrayView1::from(v)),
+            None => missing.push(i),
+        }
+    }
+    (keys, missing)
 }
 
 /// An owned matrix's values, row after row, to move rows up in place.
