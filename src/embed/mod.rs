@@ -41,6 +41,7 @@ pub use encoder::{Encoder, SentenceEncoder};
 pub use folder::{ModelFolder, Pooling};
 
 use ndarray::{s, Array2, ArrayView2};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -946,7 +947,6 @@ pub fn combine(
             };
             out.slice_mut(s![.., ..a]).assign(&lsa);
             drop(lsa);
-            use rayon::prelude::*;
             let (lsa_share, embedding_share) = ((1.0 - weight).sqrt(), weight.sqrt());
             out.axis_iter_mut(ndarray::Axis(0))
                 .into_par_iter()

@@ -425,9 +425,8 @@ impl TokenTable {
 }
 
 /// Asks for a text's bytes (up to its first 4 KB, a cache line at a time) while the text
-/// before it is cut: each text is its own allocation, read once and long out of the cache, so
-/// its first read otherwise waits on memory before the CPU's own prefetcher has found the
-/// stream.
+/// before it is cut: each text is its own allocation, long out of the cache by then, so that
+/// its first read waits less on memory (docs/benchmarks.md has the figures).
 fn ask_for_text(text: &str) {
     const LINE: usize = 64;
     let bytes = &text.as_bytes()[..text.len().min(4096)];
