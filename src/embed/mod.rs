@@ -782,29 +782,23 @@ impl Sentences {
         if kept == cols && !self.sums {
             return self;
         }
-        if kept == cols {
-            // Nothing to move (placement sums only the kept values): each row made unit length
-            // where it is, the rows shared among the threads.
-            let mut rows = self.rows;
-            crate::norm::unit_rows(rows.slice_mut(s![.., lead..]));
-            return Sentences {
-                rows,
-                lead,
-                sums: false,
-            };
-        }
-        let n = self.rows.nrows();
-        let mut v = buffer(self.rows);
-        for i in 0..n {
-            // Row i moves from i * cols to i * kept: never past a row not yet moved.
-            v.copy_within(i * cols..i * cols + kept, i * kept);
-            crate::norm::unit(ndarray::ArrayViewMut1::from(
-                &mut v[i * kept + lead..(i + 1) * kept],
-            ));
-        }
-        v.truncate(n * kept);
+        // The rows moved up in place to their first `kept` values (nothing to move when all
+        // are kept), then each made unit length, the rows shared among the threads.
+        let mut rows = if kept == cols {
+            self.rows
+        } else {
+            let n = self.rows.nrows();
+            let mut v = buffer(self.rows);
+            for i in 0..n {
+                // Row i moves from i * cols to i * kept: never past a row not yet moved.
+                v.copy_within(i * cols..i * cols + kept, i * kept);
+            }
+            v.truncate(n * kept);
+            Array2::from_shape_vec((n, kept), v).expect("whole rows")
+        };
+        crate::norm::unit_rows(rows.slice_mut(s![.., lead..]));
         Sentences {
-            rows: Array2::from_shape_vec((n, kept), v).expect("whole rows"),
+            rows,
             lead,
             sums: false,
         }

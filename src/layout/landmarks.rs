@@ -45,7 +45,8 @@ impl Landmarks {
     }
 
     /// [`Landmarks::place`] for the rows `rows` of `vectors` only (`topic_of[j]` is the topic of
-    /// `rows[j]`), in the order of `rows`. Only the rows placed are copied, a topic at a time.
+    /// `rows[j]`), in the order of `rows`. Only the rows placed are copied, each topic's where it
+    /// runs (the topics run on every core).
     pub fn place_rows(
         &self,
         vectors: ArrayView2<f32>,
